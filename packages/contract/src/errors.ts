@@ -1,0 +1,160 @@
+/**
+ * Error catalogue (spec §8): every answer code with its Chinese and English text.
+ *
+ * The server uses it for the `msg` of each `{code, msg, data}` answer (in the caller's
+ * language); the console uses it to show a translated message for a known code.
+ *
+ * Codes not numbered by the spec but named by it, and codes the foundation needs, are marked
+ * "ours" below; they are documented in docs/api.md.
+ */
+import type { Lang } from './lang';
+
+export interface CatalogueEntry {
+  zh: string;
+  en: string;
+}
+
+/** Code 0: success (spec §8). */
+export const SUCCESS = 0;
+
+export const ErrorCode = {
+  PARAM_ERROR: -100,
+  SYSTEM_ERROR: -101,
+  LOGIN_EXPIRED: -102,
+  TASK_GET_TRIGGER_FAILED: 2000,
+  TASK_CREATE_FAILED: 2001,
+  TASK_RUN_FAILED: 2002,
+  TASK_PAUSE_FAILED: 2003,
+  TASK_RECOVER_FAILED: 2004,
+  TASK_UPDATE_FAILED: 2005,
+  TASK_DELETE_FAILED: 2006,
+  TASK_NOT_FOUND: 2007,
+  DEVICE_NOT_FOUND: 3030,
+  DEVICE_NO_MQTT_CONFIG: 3031,
+  DEVICE_SN_EXISTS: 3032,
+  DEVICE_NOT_CONNECTED: 3033,
+  DEVICE_OFFLINE: 3034,
+  DEVICE_SEND_FAILED: 3035,
+  NO_EMS_TIME_PERIOD_CONFIG: 3060,
+  NO_UPGRADE_FIRMWARE: 3061,
+  DEPARTMENT_NOT_FOUND: 5000,
+  ROLE_NOT_FOUND: 5031,
+  ROLE_IN_USE: 5032,
+  ROLE_ADMIN_UNDELETABLE: 5033,
+  ACCOUNT_HAS_EMPLOYEE: 5050,
+  EMPLOYEE_NOT_FOUND: 5051,
+  EMPLOYEE_DISABLED: 5052,
+  EMPLOYEE_ADMIN_UNDELETABLE: 5053,
+  OLD_PASSWORD_INCORRECT: 5054,
+  PASSWORD_CONFIRM_MISMATCH: 5055,
+  PASSWORD_SAME_AS_OLD: 5056,
+  BAD_CREDENTIALS: 5080,
+  TOKEN_OBTAIN_FAILED: 5081,
+  /** ours: sign-in throttled after repeated failures. */
+  LOGIN_THROTTLED: 5082,
+  COMPANY_NOT_FOUND: 6000,
+  COMPANY_DISABLED: 6001,
+  COMPANY_NAME_OR_PHONE_EXISTS: 6002,
+  DEVICE_ASSIGNED_TO_OTHER_AGENT: 6003,
+  DEVICE_BOUND_TO_PROJECT: 6004,
+  PROJECT_NAME_EXISTS: 7000,
+  PROJECT_NOT_FOUND: 7001,
+  INSTALL_PACKAGE_NOT_FOUND: 7030,
+  /** ours: spec §8 names the text without a number. */
+  SETTLEMENT_ALREADY_DONE: 7060,
+  /** ours: spec §8 names the text without a number. */
+  INITIALIZATION_ALREADY_DONE: 7061,
+  TIME_INCONSISTENT: 9996,
+  TOKEN_KEY_INCORRECT: 9997,
+  TOKEN_INVALID: 9999,
+  /** ours (vue-element-admin convention named by spec §8): malformed token. */
+  ILLEGAL_TOKEN: 50008,
+  /** ours: the session was ended elsewhere (logout, disabled employee, refresh-token reuse). */
+  SESSION_REVOKED: 50012,
+  /** ours: the access token expired; the client refreshes it once with its refresh token. */
+  ACCESS_TOKEN_EXPIRED: 50014,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** zh and en text of every code. `{field}`-style placeholders are filled by {@link errorMessage}. */
+export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
+  [-100]: { zh: '请求参数错误', en: 'Request parameter error' },
+  [-101]: { zh: '系统异常，请联系管理员', en: 'System exception, please contact the administrator' },
+  [-102]: { zh: '登录已过期，请重新登录', en: 'Login expired, please log in again' },
+  2000: { zh: '获取定时任务触发器失败', en: 'Failed to get the scheduled task trigger' },
+  2001: { zh: '创建定时任务失败', en: 'Failed to create the scheduled task' },
+  2002: { zh: '执行定时任务失败', en: 'Failed to run the scheduled task' },
+  2003: { zh: '暂停定时任务失败', en: 'Failed to pause the scheduled task' },
+  2004: { zh: '恢复定时任务失败', en: 'Failed to recover the scheduled task' },
+  2005: { zh: '更新定时任务失败', en: 'Failed to update the scheduled task' },
+  2006: { zh: '删除定时任务失败', en: 'Failed to delete the scheduled task' },
+  2007: { zh: '定时任务不存在', en: 'Scheduled task not found' },
+  3030: { zh: '未查询到设备', en: 'No device found' },
+  3031: { zh: '设备没有MQTT配置', en: 'The device has no MQTT configuration' },
+  3032: { zh: '设备SN已存在', en: 'Device SN already exists' },
+  3033: { zh: '设备未连接', en: 'Device not connected' },
+  3034: { zh: '设备离线', en: 'Device offline' },
+  3035: { zh: '向设备发送数据异常', en: 'Sending data to the device failed' },
+  3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
+  3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
+  5000: { zh: '部门不存在', en: 'Department not found' },
+  5031: { zh: '角色不存在', en: 'Role not found' },
+  5032: { zh: '角色已被使用，不能删除', en: 'The role is in use and cannot be deleted' },
+  5033: { zh: '管理员角色不能删除', en: 'The administrator role cannot be deleted' },
+  5050: { zh: '该账号已存在员工', en: 'This account already has an employee' },
+  5051: { zh: '员工不存在', en: 'Employee does not exist' },
+  5052: { zh: '账号已禁用，无法登录', en: 'Account disabled, cannot log in' },
+  5053: { zh: '管理员员工不能删除', en: 'An administrator employee cannot be deleted' },
+  5054: { zh: '原密码错误', en: 'The original password is incorrect' },
+  5055: { zh: '新密码与确认密码不一致', en: 'The new and confirmed passwords do not match' },
+  5056: { zh: '新密码不能与原密码相同', en: 'The new password is the same as the original' },
+  5080: { zh: '账号或密码错误', en: 'Incorrect account or password' },
+  5081: { zh: '获取令牌失败，请重新登录', en: 'Failed to obtain a token, please log in again' },
+  5082: {
+    zh: '登录失败次数过多，请{minutes}分钟后再试',
+    en: 'Too many failed sign-in attempts, try again in {minutes} minute(s)',
+  },
+  6000: { zh: '公司不存在', en: 'Company does not exist' },
+  6001: { zh: '公司已禁用', en: 'Company disabled' },
+  6002: { zh: '名称或联系电话已存在', en: 'Name or contact number already exists' },
+  6003: { zh: '设备已分配给其他代理商', en: 'The device is already assigned to another agent' },
+  6004: { zh: '设备已绑定项目', en: 'The device is already bound to a project' },
+  7000: { zh: '项目名称已存在', en: 'Project name already exists' },
+  7001: { zh: '项目不存在', en: 'Project does not exist' },
+  7030: { zh: '安装包不存在', en: 'Installation package does not exist' },
+  7060: { zh: '电费已结算', en: 'Electricity settlement already done' },
+  7061: { zh: '已执行过初始化', en: 'Initialization already performed' },
+  9996: { zh: '时间与服务器不一致', en: 'Time inconsistent with the server' },
+  9997: { zh: '令牌密钥错误', en: 'Token key incorrect' },
+  9999: { zh: '令牌无效，请重新登录', en: 'Token invalid, please log in again' },
+  50008: { zh: '非法令牌', en: 'Illegal token' },
+  50012: { zh: '您的会话已在其他地方结束', en: 'Your session was ended elsewhere' },
+  50014: { zh: '令牌已过期', en: 'Token expired' },
+};
+
+/** Codes after which the console clears the session and reloads after 100 ms (spec §8). */
+export const CLEAR_SESSION_CODES: readonly number[] = [ErrorCode.LOGIN_EXPIRED, ErrorCode.TOKEN_INVALID];
+
+/** Codes after which the console asks the user to log in again (spec §8). */
+export const RELOGIN_CONFIRM_CODES: readonly number[] = [
+  ErrorCode.ILLEGAL_TOKEN,
+  ErrorCode.SESSION_REVOKED,
+  ErrorCode.ACCESS_TOKEN_EXPIRED,
+];
+
+/** True when `code` is in the catalogue. */
+export function isKnownCode(code: number): code is ErrorCodeValue {
+  return Object.hasOwn(errorCatalogue, code);
+}
+
+/**
+ * The text of `code` in `lang`, with `{name}` placeholders replaced from `params`.
+ * Unknown codes give the generic 'Error' text the console shows for them (spec §8).
+ */
+export function errorMessage(code: number, lang: Lang, params: Record<string, string | number> = {}): string {
+  const entry = isKnownCode(code) ? errorCatalogue[code] : { zh: '错误', en: 'Error' };
+  return entry[lang].replace(/\{(\w+)\}/g, (whole, key: string) =>
+    key in params ? String(params[key]) : whole,
+  );
+}

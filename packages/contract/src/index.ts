@@ -1,0 +1,12 @@
+/**
+ * @ess/contract: what the console and the server agree on. Nothing here imports app code.
+ */
+export * from './api/employee';
+export * from './api/envelope';
+export * from './api/menu';
+export * from './api/user';
+export * from './errors';
+export * from './lang';
+export * from './menu-tree';
+export * from './paths';
+export * from './validation';
