@@ -1,0 +1,138 @@
+/**
+ * Builds the ESS Console server as a Fastify instance that never listens (fastify/demo style):
+ * tests call `buildApp` and `app.inject`; `main.ts` owns listening and shutdown.
+ *
+ * Order: external plugins (helmet, rate limit, OpenAPI), our services as decorators, the
+ * `/api-bms` calls, then the built console with history fallback.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { API_PREFIX, ErrorCode } from '@ess/contract';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { SessionService } from './auth/session-service';
+import type { Config } from './config';
+import type { Db } from './db/database';
+import { registerAuthHook } from './http/auth-hook';
+import { failure, registerEnvelope } from './http/envelope';
+import { employeeRoutes } from './modules/employee/employee-routes';
+import { menuRoutes } from './modules/menu/menu-routes';
+import { userRoutes } from './modules/user/user-routes';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    sessions: SessionService;
+  }
+}
+
+export interface BuildAppOptions {
+  config: Config;
+  db: Db;
+  /** Fastify logger option; default: pino at `config.logLevel`. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The whole server, ready for `inject` or `listen`. Closing it does not close `db`. */
+export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerEnvelope(app);
+
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        // Ant Design injects its CSS-in-JS as <style> elements.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        connectSrc: ["'self'", 'ws:', 'wss:'],
+        fontSrc: ["'self'", 'data:'],
+        upgradeInsecureRequests: null,
+      },
+    },
+    // Plain-HTTP installs are common on site networks; HSTS belongs to the TLS proxy.
+    strictTransportSecurity: false,
+  });
+  await app.register(fastifyRateLimit, { global: false });
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: 'ESS Console API',
+        version: '0.1.0',
+        description:
+          'Every call is POST with a JSON body and answers HTTP 200 `{code, msg, data}`; code 0 is success. ' +
+          'Send the access token in `X-Token`. See docs/api.md for the session handshake and the error catalogue.',
+      },
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'X-Token' } } },
+      security: [{ token: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api-docs' });
+
+  app.decorate('config', config);
+  app.decorate('db', db);
+  app.decorate('sessions', new SessionService(db, config.auth));
+
+  await app.register(async (api) => {
+    registerAuthHook(api, api.sessions);
+    await api.register(userRoutes);
+    await api.register(employeeRoutes);
+    await api.register(menuRoutes);
+  });
+
+  registerConsole(app, config.webDistDir);
+  return app;
+}
+
+/** Serves the built SPA; unknown GETs that want HTML get index.html (history fallback). */
+function registerConsole(app: FastifyInstance, distDir: string): void {
+  const built = existsSync(path.join(distDir, 'index.html'));
+  if (built) {
+    app.register(fastifyStatic, {
+      root: distDir,
+      wildcard: false,
+      index: false,
+      maxAge: '1h',
+      immutable: false,
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    if (request.url.startsWith(API_PREFIX)) {
+      return reply
+        .code(404)
+        .send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, `no call ${request.method} ${request.url}`));
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return reply
+        .code(404)
+        .send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, `no route ${request.method} ${request.url}`));
+    }
+    if (!built) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The console is not built yet: run `npm run build:web` (npm start does it for you).');
+    }
+    if (path.extname(request.url.split('?')[0] ?? '') !== '') return reply.code(404).send('Not found');
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+  });
+}

@@ -1,0 +1,322 @@
+/**
+ * Sign-in, sessions and tokens (spec §4, §7; issue 2 "Security of the session").
+ *
+ * Handshake (docs/api.md "Session handshake"):
+ *  1. `login` checks account + password digest and answers `userId`, `companyList` and a
+ *     single-use `loginTicket` (valid `LOGIN_TICKET_TTL_S`, bound to the terminal).
+ *  2. `getUserInfo` with `{userId, companyId, terminalId, loginTicket}` consumes the ticket and
+ *     opens a session for that company: access token + refresh token. Without a ticket it needs
+ *     a valid X-Token of that same user and company and answers fresh user info and menu.
+ *  So nobody obtains a token for a user id without that user's password.
+ *
+ * Tokens are random (256 bits), stored as SHA-256 digests, revocable. Access tokens live
+ * `ACCESS_TOKEN_TTL_S`; refresh tokens rotate on every use and reuse of a rotated one revokes
+ * the session; every session has an absolute end (`REFRESH_TOKEN_TTL_S` after sign-in).
+ */
+import { ErrorCode } from '@ess/contract';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Config } from '../config';
+import type { Db } from '../db/database';
+import { authSession, company, employee, loginTicket, usedRefreshToken, userAccount } from '../db/schema';
+import { ApiError } from '../http/api-error';
+import { verifyAgainstDummy, verifyPassword } from './password';
+import { accountKey, addressKey, assertNotThrottled, clearFailures, recordFailure } from './throttle';
+import { newToken, TOKEN_PATTERN, tokenDigest } from './tokens';
+
+/** Who is calling: resolved from X-Token for every authenticated call. */
+export interface AuthContext {
+  sessionId: number;
+  userId: number;
+  employeeId: number;
+  companyId: number;
+  terminalId: string;
+  /** When the presented access token expires (UTC ms). */
+  accessExpiresAt: number;
+}
+
+export interface ClientMeta {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+export interface IssuedTokens {
+  token: string;
+  refreshToken: string;
+  tokenExpiresAt: number;
+}
+
+export type RevokeReason =
+  | 'logout'
+  | 'new-login'
+  | 'refresh-reuse'
+  | 'expired'
+  | 'password-changed'
+  | 'disabled';
+
+export class SessionService {
+  constructor(
+    private readonly db: Db,
+    private readonly auth: Config['auth'],
+  ) {}
+
+  /**
+   * Checks the password and answers the companies the account may enter plus a login ticket.
+   * Errors: 5082 throttled, 5080 unknown account or wrong password (same answer), 5052 every
+   * membership disabled, 6001 every company disabled.
+   */
+  async login(
+    input: { account: string; password: string; terminalId: string },
+    client: ClientMeta,
+  ): Promise<{
+    userId: number;
+    companyList: { id: number; name: string }[];
+    loginTicket: string;
+    loginTicketTtlS: number;
+  }> {
+    const keys = [accountKey(input.account), addressKey(client.ip)];
+    await assertNotThrottled(this.db, keys);
+
+    const [user] = await this.db.select().from(userAccount).where(eq(userAccount.account, input.account));
+    const passwordOk = user
+      ? await verifyPassword(input.password, user.passwordHash)
+      : await verifyAgainstDummy(input.password, this.auth.scryptLogN);
+    if (!user || !passwordOk) {
+      await recordFailure(this.db, keys[0]!, this.auth.maxFailuresPerAccount, this.auth.throttleWindowS);
+      await recordFailure(this.db, keys[1]!, this.auth.maxFailuresPerAddress, this.auth.throttleWindowS);
+      throw new ApiError(ErrorCode.BAD_CREDENTIALS);
+    }
+
+    const memberships = await this.memberships(user.id);
+    const usable = memberships.filter((m) => m.employeeStatus === 'enabled' && m.companyStatus === 'enabled');
+    if (usable.length === 0) {
+      if (memberships.some((m) => m.employeeStatus === 'enabled'))
+        throw new ApiError(ErrorCode.COMPANY_DISABLED);
+      if (memberships.length > 0) throw new ApiError(ErrorCode.EMPLOYEE_DISABLED);
+      throw new ApiError(ErrorCode.BAD_CREDENTIALS);
+    }
+    await clearFailures(this.db, keys[0]!);
+
+    const ticket = newToken('lt');
+    await this.db.insert(loginTicket).values({
+      ticketHash: tokenDigest(ticket),
+      userId: user.id,
+      terminalId: input.terminalId,
+      expiresAt: new Date(Date.now() + this.auth.loginTicketTtlS * 1000),
+    });
+    return {
+      userId: user.id,
+      companyList: usable.map((m) => ({ id: m.companyId, name: m.companyName })),
+      loginTicket: ticket,
+      loginTicketTtlS: this.auth.loginTicketTtlS,
+    };
+  }
+
+  /**
+   * Consumes a login ticket and opens a session for the employee of `userId` in `companyId`.
+   * A new sign-in on the same terminal ends the terminal's previous session.
+   * Errors: 5081 ticket unknown, used, expired or from another terminal; 5051 the account is
+   * not an employee of that company; 5052 employee disabled; 6001 company disabled.
+   */
+  async openSession(
+    input: { userId: number; companyId: number; terminalId?: string | undefined; loginTicket: string },
+    client: ClientMeta,
+  ): Promise<{ context: AuthContext; tokens: IssuedTokens }> {
+    const [ticket] = await this.db
+      .delete(loginTicket)
+      .where(
+        and(eq(loginTicket.ticketHash, tokenDigest(input.loginTicket)), eq(loginTicket.userId, input.userId)),
+      )
+      .returning();
+    if (
+      !ticket ||
+      ticket.expiresAt.getTime() <= Date.now() ||
+      (input.terminalId !== undefined && ticket.terminalId !== input.terminalId)
+    ) {
+      throw new ApiError(ErrorCode.TOKEN_OBTAIN_FAILED);
+    }
+    const member = await this.requireUsableMember(input.userId, input.companyId);
+
+    return this.db.transaction(async (tx) => {
+      await tx
+        .update(authSession)
+        .set({ revokedAt: new Date(), revokeReason: 'new-login' })
+        .where(
+          and(
+            eq(authSession.userId, input.userId),
+            eq(authSession.terminalId, ticket.terminalId),
+            isNull(authSession.revokedAt),
+          ),
+        );
+      const tokens = this.issueTokens();
+      const [session] = await tx
+        .insert(authSession)
+        .values({
+          userId: input.userId,
+          employeeId: member.employeeId,
+          companyId: input.companyId,
+          terminalId: ticket.terminalId,
+          accessTokenHash: tokenDigest(tokens.token),
+          accessExpiresAt: new Date(tokens.tokenExpiresAt),
+          refreshTokenHash: tokenDigest(tokens.refreshToken),
+          refreshExpiresAt: new Date(Date.now() + this.auth.refreshTokenTtlS * 1000),
+          clientIp: client.ip,
+          userAgent: client.userAgent?.slice(0, 512),
+        })
+        .returning({ id: authSession.id });
+      return {
+        tokens,
+        context: {
+          sessionId: session!.id,
+          userId: input.userId,
+          employeeId: member.employeeId,
+          companyId: input.companyId,
+          terminalId: ticket.terminalId,
+          accessExpiresAt: tokens.tokenExpiresAt,
+        },
+      };
+    });
+  }
+
+  /**
+   * Resolves an X-Token to its caller.
+   * Errors: 50008 not a token of ours; 9999 unknown; 50012 revoked, or the employee or company
+   * is disabled; 50014 the access token expired (refresh it); -102 the session's absolute end passed.
+   */
+  async authenticate(token: string | undefined): Promise<AuthContext> {
+    if (!token) throw new ApiError(ErrorCode.TOKEN_INVALID);
+    if (!TOKEN_PATTERN.test(token) || !token.startsWith('at_')) throw new ApiError(ErrorCode.ILLEGAL_TOKEN);
+    const [row] = await this.db
+      .select({
+        session: authSession,
+        employeeStatus: employee.status,
+        companyStatus: company.status,
+      })
+      .from(authSession)
+      .innerJoin(employee, eq(employee.id, authSession.employeeId))
+      .innerJoin(company, eq(company.id, authSession.companyId))
+      .where(eq(authSession.accessTokenHash, tokenDigest(token)));
+    if (!row) throw new ApiError(ErrorCode.TOKEN_INVALID);
+    const { session } = row;
+    if (session.revokedAt) throw new ApiError(ErrorCode.SESSION_REVOKED);
+    if (row.employeeStatus !== 'enabled' || row.companyStatus !== 'enabled') {
+      await this.revokeSession(session.id, 'disabled');
+      throw new ApiError(ErrorCode.SESSION_REVOKED);
+    }
+    const now = Date.now();
+    if (session.refreshExpiresAt.getTime() <= now) {
+      await this.revokeSession(session.id, 'expired');
+      throw new ApiError(ErrorCode.LOGIN_EXPIRED);
+    }
+    if (session.accessExpiresAt.getTime() <= now) throw new ApiError(ErrorCode.ACCESS_TOKEN_EXPIRED);
+    return {
+      sessionId: session.id,
+      userId: session.userId,
+      employeeId: session.employeeId,
+      companyId: session.companyId,
+      terminalId: session.terminalId,
+      accessExpiresAt: session.accessExpiresAt.getTime(),
+    };
+  }
+
+  /**
+   * Rotates the refresh token of the caller's session and issues a new access token.
+   * Errors: 9999 unknown token or user/terminal mismatch; 50012 session revoked, or an old
+   * (already rotated) refresh token presented again, which also revokes the session;
+   * -102 the session's absolute end passed.
+   */
+  async refresh(input: { userId: number; terminalId: string; refreshToken: string }): Promise<IssuedTokens> {
+    const digest = tokenDigest(input.refreshToken);
+    const tokens = this.issueTokens();
+    const outcome = await this.db.transaction(async (tx) => {
+      const [session] = await tx.select().from(authSession).where(eq(authSession.refreshTokenHash, digest));
+      if (!session) {
+        const [used] = await tx.select().from(usedRefreshToken).where(eq(usedRefreshToken.tokenHash, digest));
+        if (!used) return ErrorCode.TOKEN_INVALID;
+        await tx
+          .update(authSession)
+          .set({ revokedAt: new Date(), revokeReason: 'refresh-reuse' })
+          .where(and(eq(authSession.id, used.sessionId), isNull(authSession.revokedAt)));
+        return ErrorCode.SESSION_REVOKED;
+      }
+      if (session.userId !== input.userId || session.terminalId !== input.terminalId)
+        return ErrorCode.TOKEN_INVALID;
+      if (session.revokedAt) return ErrorCode.SESSION_REVOKED;
+      if (session.refreshExpiresAt.getTime() <= Date.now()) {
+        await tx
+          .update(authSession)
+          .set({ revokedAt: new Date(), revokeReason: 'expired' })
+          .where(eq(authSession.id, session.id));
+        return ErrorCode.LOGIN_EXPIRED;
+      }
+      // Compare-and-swap on the old digest: of two concurrent refreshes only one wins.
+      const swapped = await tx
+        .update(authSession)
+        .set({
+          accessTokenHash: tokenDigest(tokens.token),
+          accessExpiresAt: new Date(tokens.tokenExpiresAt),
+          refreshTokenHash: tokenDigest(tokens.refreshToken),
+          lastRefreshedAt: new Date(),
+        })
+        .where(and(eq(authSession.id, session.id), eq(authSession.refreshTokenHash, digest)))
+        .returning({ id: authSession.id });
+      if (swapped.length === 0) return ErrorCode.SESSION_REVOKED;
+      await tx.insert(usedRefreshToken).values({ tokenHash: digest, sessionId: session.id });
+      return null;
+    });
+    if (outcome !== null) throw new ApiError(outcome);
+    return tokens;
+  }
+
+  /** Ends the caller's session (spec §4 logout: "that terminal's session"). */
+  async logout(context: AuthContext): Promise<void> {
+    await this.revokeSession(context.sessionId, 'logout');
+  }
+
+  /** Ends every live session of an account, optionally sparing one (after a password change). */
+  async revokeUserSessions(userId: number, reason: RevokeReason, exceptSessionId?: number): Promise<void> {
+    const sessions = await this.db
+      .select({ id: authSession.id })
+      .from(authSession)
+      .where(and(eq(authSession.userId, userId), isNull(authSession.revokedAt)));
+    for (const s of sessions) if (s.id !== exceptSessionId) await this.revokeSession(s.id, reason);
+  }
+
+  async revokeSession(sessionId: number, reason: RevokeReason): Promise<void> {
+    await this.db
+      .update(authSession)
+      .set({ revokedAt: new Date(), revokeReason: reason })
+      .where(and(eq(authSession.id, sessionId), isNull(authSession.revokedAt)));
+  }
+
+  /** The companies `userId` belongs to, with both statuses (for the company pick at sign-in). */
+  async memberships(userId: number) {
+    return this.db
+      .select({
+        employeeId: employee.id,
+        employeeStatus: employee.status,
+        companyId: company.id,
+        companyName: company.name,
+        companyStatus: company.status,
+      })
+      .from(employee)
+      .innerJoin(company, eq(company.id, employee.companyId))
+      .where(eq(employee.userId, userId))
+      .orderBy(company.id);
+  }
+
+  private async requireUsableMember(userId: number, companyId: number) {
+    const member = (await this.memberships(userId)).find((m) => m.companyId === companyId);
+    if (!member) throw new ApiError(ErrorCode.EMPLOYEE_NOT_FOUND);
+    if (member.employeeStatus !== 'enabled') throw new ApiError(ErrorCode.EMPLOYEE_DISABLED);
+    if (member.companyStatus !== 'enabled') throw new ApiError(ErrorCode.COMPANY_DISABLED);
+    return member;
+  }
+
+  private issueTokens(): IssuedTokens {
+    return {
+      token: newToken('at'),
+      refreshToken: newToken('rt'),
+      tokenExpiresAt: Date.now() + this.auth.accessTokenTtlS * 1000,
+    };
+  }
+}

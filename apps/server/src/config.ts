@@ -1,0 +1,120 @@
+/**
+ * The server's one typed, validated configuration (every setting is listed with its default in
+ * `.env.example` at the repository root). Read from environment variables; a `.env` file in the
+ * working directory is loaded first when present.
+ *
+ * Errors: {@link loadConfig} throws a `ConfigError` naming each bad variable.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Demo administrator password seeded on first start; refused in production (issue 2). */
+export const DEFAULT_ADMIN_PASSWORD = 'admin123';
+
+const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: intFromEnv(8080, 0).pipe(z.number().max(65535)),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  MQTT_URL: z.string().url().optional(),
+  MQTT_PORT: intFromEnv(1883, 0).pipe(z.number().max(65535)),
+  ADMIN_PASSWORD: z.string().min(6).default(DEFAULT_ADMIN_PASSWORD),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST_DIR: z.string().default(path.join(repoRoot, 'apps/web/dist')),
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  ACCESS_TOKEN_TTL_S: intFromEnv(1800, 10),
+  REFRESH_TOKEN_TTL_S: intFromEnv(7 * 24 * 3600, 60),
+  LOGIN_TICKET_TTL_S: intFromEnv(120, 5),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: intFromEnv(20, 1),
+  LOGIN_THROTTLE_WINDOW_S: intFromEnv(900, 1),
+  SCRYPT_LOG_N: intFromEnv(17, 10).pipe(z.number().max(20)),
+});
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  /** TCP port of the HTTP server; 0 picks a free one. */
+  port: number;
+  /** Folder of the embedded database (PGlite) and other local state. */
+  dataDir: string;
+  /** PostgreSQL URL; without it the embedded PGlite in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** External MQTT broker; without it the embedded broker listens on `mqttPort` (devices issue). */
+  mqttUrl: string | undefined;
+  mqttPort: number;
+  adminPassword: string;
+  logLevel: string;
+  /** Built console served with history fallback. */
+  webDistDir: string;
+  trustProxy: boolean;
+  auth: {
+    accessTokenTtlS: number;
+    /** Absolute lifetime of a session's refresh tokens, counted from sign-in. */
+    refreshTokenTtlS: number;
+    loginTicketTtlS: number;
+    maxFailuresPerAccount: number;
+    maxFailuresPerAddress: number;
+    throttleWindowS: number;
+    /** log2 of scrypt's N (17 = OWASP ASVS 5 parameter N = 2^17). */
+    scryptLogN: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Parse `env` (default: `process.env`, after loading `.env` if it exists) into a {@link Config}.
+ * Refuses production mode with the default administrator password.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.ADMIN_PASSWORD === DEFAULT_ADMIN_PASSWORD) {
+    throw new ConfigError(
+      'Refusing to start in production with the default administrator password: set ADMIN_PASSWORD.',
+    );
+  }
+  return {
+    nodeEnv: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    mqttUrl: e.MQTT_URL,
+    mqttPort: e.MQTT_PORT,
+    adminPassword: e.ADMIN_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+    webDistDir: path.resolve(e.WEB_DIST_DIR),
+    trustProxy: e.TRUST_PROXY,
+    auth: {
+      accessTokenTtlS: e.ACCESS_TOKEN_TTL_S,
+      refreshTokenTtlS: e.REFRESH_TOKEN_TTL_S,
+      loginTicketTtlS: e.LOGIN_TICKET_TTL_S,
+      maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      throttleWindowS: e.LOGIN_THROTTLE_WINDOW_S,
+      scryptLogN: e.SCRYPT_LOG_N,
+    },
+  };
+}
+
+function readEnvironment(): NodeJS.ProcessEnv {
+  const envFile = path.resolve('.env');
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
+  return process.env;
+}

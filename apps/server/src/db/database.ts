@@ -1,0 +1,109 @@
+/**
+ * Opens the database: PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite in
+ * `DATA_DIR/pglite` (design §2). Both are driven through Drizzle with the same schema, SQL and
+ * migrations; the handle returned is engine-agnostic.
+ *
+ * PGlite is single-connection: the data folder is guarded by a lock file so that a second
+ * process on the same folder fails fast with {@link DataDirInUseError} instead of corrupting it.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import lockfile from 'proper-lockfile';
+import * as schema from './schema';
+
+/** The Drizzle handle every service uses, whatever the engine. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  db: Db;
+  engine: 'pglite' | 'postgres';
+  /** Applies the committed migrations in `apps/server/drizzle` (idempotent). */
+  migrate(): Promise<void>;
+  /** Closes connections and releases the data-folder lock. */
+  close(): Promise<void>;
+}
+
+export class DataDirInUseError extends Error {
+  constructor(dir: string) {
+    super(
+      `The data folder ${dir} is in use by another ESS Console process. ` +
+        'Stop that process, or start this one with another DATA_DIR (or a DATABASE_URL).',
+    );
+  }
+}
+
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; when absent, PGlite in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Pool size for PostgreSQL (default 10). */
+  poolSize?: number;
+}
+
+/** Opens (but does not migrate) the configured database. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  return openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // Fail fast on a wrong URL rather than at the first request.
+  const client = await pool.connect();
+  client.release();
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    engine: 'postgres',
+    migrate: () => migratePg(db as never, { migrationsFolder }),
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  mkdirSync(dataDir, { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dataDir, {
+      lockfilePath: path.join(dataDir, 'ess-console.lock'),
+      stale: 15_000,
+      update: 5_000,
+      retries: 0,
+      realpath: false,
+      onCompromised: (err) => {
+        // Another process took the folder over: stop writing at once.
+        console.error(`Lost the lock on ${dataDir}: ${err.message}`);
+        process.exit(70);
+      },
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new DataDirInUseError(dataDir);
+    throw err;
+  }
+  try {
+    const client = await PGlite.create(path.join(dataDir, 'pglite'));
+    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    return {
+      db,
+      engine: 'pglite',
+      migrate: () => migratePglite(db as never, { migrationsFolder }),
+      close: async () => {
+        await client.close();
+        await release();
+      },
+    };
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Success answers and the error handler that makes every failure an envelope (spec §7, §8):
+ * HTTP 200 `{code, msg, data}`; bad input → -100 naming the field; anything unexpected → -101
+ * without internals (logged with the request id).
+ */
+import { ErrorCode, errorMessage, type Lang, langFromAcceptLanguage, SUCCESS } from '@ess/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError } from './api-error';
+
+const zhIssues = z.locales.zhCN().localeError;
+
+/** `field: reason` of one schema issue, in Chinese through zod's zh-CN locale, else zod's text. */
+function describeIssue(
+  lang: Lang,
+  v: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> },
+): string {
+  const field = v.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+  let reason = v.message ?? '';
+  if (lang === 'zh') {
+    const text = zhIssues?.({ ...v.params, code: v.keyword, path: [], input: undefined } as never);
+    reason = typeof text === 'string' ? text : (text?.message ?? reason);
+  }
+  return `${field}: ${reason}`;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Language of `msg` texts, from Accept-Language (Chinese unless the first tag is English). */
+    lang: Lang;
+  }
+}
+
+const successText: Record<Lang, string> = { zh: '操作成功', en: 'Operation successful' };
+
+/** `{code: 0, msg, data}` in the caller's language. */
+export function ok<T>(request: FastifyRequest, data: T) {
+  return { code: SUCCESS, msg: successText[request.lang], data };
+}
+
+/** Builds the error envelope of `code`. */
+export function failure(
+  lang: Lang,
+  code: number,
+  params: Record<string, string | number> = {},
+  detail?: string,
+) {
+  const text = errorMessage(code, lang, params);
+  return { code, msg: detail ? `${text}${lang === 'zh' ? '：' : ': '}${detail}` : text, data: null };
+}
+
+/** Registers language detection, the error handler and the not-found answer for calls. */
+export function registerEnvelope(app: FastifyInstance): void {
+  app.decorateRequest('lang', 'zh');
+  app.addHook('onRequest', async (request) => {
+    request.lang = langFromAcceptLanguage(request.headers['accept-language']);
+  });
+
+  app.setErrorHandler((raised: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (raised instanceof ApiError) {
+      return reply.code(200).send(failure(request.lang, raised.code, raised.params, raised.detail));
+    }
+    const error = raised as FastifyError;
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const fields = error.validation.map((v) => describeIssue(request.lang, v)).join('; ');
+      return reply.code(200).send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, fields));
+    }
+    if (error.statusCode === 429) {
+      return reply.code(200).send(failure(request.lang, ErrorCode.LOGIN_THROTTLED, { minutes: 1 }));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      // Malformed JSON, wrong content type, body too large: the client's fault, said plainly.
+      return reply.code(200).send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, error.message));
+    }
+    request.log.error({ err: error }, 'unexpected failure');
+    return reply.code(200).send(failure(request.lang, ErrorCode.SYSTEM_ERROR));
+  });
+}

@@ -1,0 +1,123 @@
+/**
+ * Menus from the database, filtered by the caller's roles (spec §2, §6): an administrator role
+ * holds every menu; other enabled roles hold the entries granted in `role_menu`, plus the
+ * directories above them so the tree stays whole.
+ */
+import {
+  buildTree,
+  KEEP_ALIVE_PATHS,
+  type Lang,
+  type MenuItem,
+  type MenuRow,
+  type MenuType,
+} from '@ess/contract';
+import { and, asc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/database';
+import { employeeRole, menu, role, roleMenu } from '../../db/schema';
+
+type MenuRecord = typeof menu.$inferSelect;
+
+/** All menu rows in display order (sort, then id). */
+export async function allMenus(db: Db): Promise<MenuRecord[]> {
+  return db.select().from(menu).orderBy(asc(menu.sort), asc(menu.id));
+}
+
+/** True when one of the employee's enabled roles is an administrator role. */
+export async function isAdministrator(db: Db, employeeId: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: role.id })
+    .from(employeeRole)
+    .innerJoin(role, eq(role.id, employeeRole.roleId))
+    .where(and(eq(employeeRole.employeeId, employeeId), eq(role.status, 'enabled'), eq(role.isAdmin, true)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** Menu rows (directories, pages and buttons) the employee's enabled roles grant, in display order. */
+export async function grantedMenus(db: Db, employeeId: number): Promise<MenuRecord[]> {
+  const menus = await allMenus(db);
+  if (await isAdministrator(db, employeeId)) return menus;
+  const granted = await db
+    .selectDistinct({ menuId: roleMenu.menuId })
+    .from(employeeRole)
+    .innerJoin(role, eq(role.id, employeeRole.roleId))
+    .innerJoin(roleMenu, eq(roleMenu.roleId, role.id))
+    .where(and(eq(employeeRole.employeeId, employeeId), eq(role.status, 'enabled')));
+  const byId = new Map(menus.map((m) => [m.id, m]));
+  const keep = new Set<number>();
+  for (const { menuId } of granted) {
+    for (let m = byId.get(menuId); m && !keep.has(m.id); m = m.parentId ? byId.get(m.parentId) : undefined) {
+      keep.add(m.id);
+    }
+  }
+  return menus.filter((m) => keep.has(m.id));
+}
+
+/** The navigable tree (directories and pages, no buttons) in one language (spec §3 "Menu item"). */
+export function toMenuTree(rows: readonly MenuRecord[], lang: Lang): MenuItem[] {
+  const items = rows
+    .filter((r) => r.type !== 'button')
+    .map(
+      (r): Omit<MenuItem, 'children'> => ({
+        id: r.id,
+        parentId: r.parentId,
+        name: r.name,
+        path: r.path,
+        component: r.component,
+        vueName: r.vueName,
+        icon: r.icon,
+        meta: {
+          title: lang === 'zh' ? r.titleZh : r.titleEn,
+          icon: r.icon,
+          keepAlive: r.keepAlive || KEEP_ALIVE_PATHS.includes(r.path),
+          noCache: !(r.keepAlive || KEEP_ALIVE_PATHS.includes(r.path)),
+          breadcrumb: r.breadcrumb,
+          activeMenu: r.activeMenu,
+        },
+        hidden: r.hidden,
+        alwaysShow: r.alwaysShow,
+        redirect: r.redirect,
+        type: r.type as MenuType,
+        perms: r.perms,
+      }),
+    );
+  return stripDisabled(buildTree(items));
+}
+
+function stripDisabled(nodes: ReturnType<typeof buildTree<Omit<MenuItem, 'children'>>>): MenuItem[] {
+  return nodes.map(({ disabled: _disabled, children, ...rest }) => ({
+    ...rest,
+    children: stripDisabled(children),
+  }));
+}
+
+/** Permission strings of granted rows; administrators also get the wildcard `*:*:*` (RuoYi). */
+export function permissionsOf(rows: readonly MenuRecord[], admin: boolean): string[] {
+  const perms = new Set(rows.map((r) => r.perms).filter((p): p is string => !!p));
+  if (admin) perms.add('*:*:*');
+  return [...perms].sort();
+}
+
+/** A stored row as menu management sees it. */
+export function toMenuRow(r: MenuRecord): MenuRow {
+  return {
+    id: r.id,
+    parentId: r.parentId,
+    type: r.type as MenuType,
+    sort: r.sort,
+    path: r.path,
+    name: r.name,
+    component: r.component,
+    vueName: r.vueName,
+    icon: r.icon,
+    titleZh: r.titleZh,
+    titleEn: r.titleEn,
+    keepAlive: r.keepAlive,
+    hidden: r.hidden,
+    alwaysShow: r.alwaysShow,
+    redirect: r.redirect,
+    breadcrumb: r.breadcrumb,
+    activeMenu: r.activeMenu,
+    perms: r.perms,
+  };
+}

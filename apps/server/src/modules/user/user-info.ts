@@ -1,0 +1,54 @@
+/**
+ * The user info answer (spec §3 "User info response", §7): who the caller is in the current
+ * company, with roles, menu tree and permission strings.
+ */
+import type { Lang, UserInfo } from '@ess/contract';
+import { and, eq } from 'drizzle-orm';
+import type { AuthContext, SessionService } from '../../auth/session-service';
+import type { Db } from '../../db/database';
+import { company, employee, employeeRole, role, userAccount } from '../../db/schema';
+import { grantedMenus, isAdministrator, permissionsOf, toMenuTree } from '../menu/menu-service';
+
+/** Builds the user info of `context` with the given tokens; menu titles in `lang`. */
+export async function buildUserInfo(
+  db: Db,
+  sessions: SessionService,
+  context: AuthContext,
+  tokens: { token: string; refreshToken: string | null; tokenExpiresAt: number },
+  lang: Lang,
+): Promise<UserInfo> {
+  const [row] = await db
+    .select({ employee, account: userAccount.account, companyName: company.name })
+    .from(employee)
+    .innerJoin(userAccount, eq(userAccount.id, employee.userId))
+    .innerJoin(company, eq(company.id, employee.companyId))
+    .where(eq(employee.id, context.employeeId));
+  const roles = await db
+    .select({ id: role.id, name: role.name })
+    .from(employeeRole)
+    .innerJoin(role, eq(role.id, employeeRole.roleId))
+    .where(and(eq(employeeRole.employeeId, context.employeeId), eq(role.status, 'enabled')))
+    .orderBy(role.id);
+  const menus = await grantedMenus(db, context.employeeId);
+  const admin = await isAdministrator(db, context.employeeId);
+  const memberships = await sessions.memberships(context.userId);
+  const emp = row!.employee;
+  return {
+    ...tokens,
+    userId: context.userId,
+    employeeId: emp.id,
+    companyId: context.companyId,
+    companyName: row!.companyName,
+    companyList: memberships
+      .filter((m) => m.employeeStatus === 'enabled' && m.companyStatus === 'enabled')
+      .map((m) => ({ id: m.companyId, name: m.companyName })),
+    account: row!.account,
+    name: emp.name,
+    avatar: null,
+    email: emp.email,
+    isAdmin: emp.isAdmin || admin,
+    roles,
+    menuList: toMenuTree(menus, lang),
+    permissions: permissionsOf(menus, admin),
+  };
+}
