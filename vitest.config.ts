@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+/** Unit and integration tests (contract, server). Browser tests: vitest.e2e.config.ts. */
+export default defineConfig({
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
