@@ -17,17 +17,20 @@ export const DEFAULT_ADMIN_PASSWORD = 'admin123';
 
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
+/** Unset and empty both mean "not configured" (`.env.example` lists empty values). */
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   HOST: z.string().default('0.0.0.0'),
   PORT: intFromEnv(8080, 0).pipe(z.number().max(65535)),
   DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: z.string().url().optional(),
-  MQTT_URL: z.string().url().optional(),
+  DATABASE_URL: optionalUrl,
+  MQTT_URL: optionalUrl,
   MQTT_PORT: intFromEnv(1883, 0).pipe(z.number().max(65535)),
   ADMIN_PASSWORD: z.string().min(6).default(DEFAULT_ADMIN_PASSWORD),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  WEB_DIST_DIR: z.string().default(path.join(repoRoot, 'apps/web/dist')),
+  WEB_DIST_DIR: z.string().default('apps/web/dist'),
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
@@ -99,7 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     mqttPort: e.MQTT_PORT,
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
-    webDistDir: path.resolve(e.WEB_DIST_DIR),
+    webDistDir: path.resolve(repoRoot, e.WEB_DIST_DIR),
     trustProxy: e.TRUST_PROXY,
     auth: {
       accessTokenTtlS: e.ACCESS_TOKEN_TTL_S,

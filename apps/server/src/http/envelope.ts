@@ -11,15 +11,31 @@ import { ApiError } from './api-error';
 
 const zhIssues = z.locales.zhCN().localeError;
 
-/** `field: reason` of one schema issue, in Chinese through zod's zh-CN locale, else zod's text. */
+/** The value at a JSON-pointer-like `instancePath` ('/a/0/b') of `root`, if any. */
+function valueAt(root: unknown, instancePath: string): unknown {
+  let value = root;
+  for (const key of instancePath.split('/').filter((k) => k !== '')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * `field: reason` of one schema issue, in Chinese through zod's zh-CN locale, else zod's text.
+ * zod's issues do not carry the offending value, and the zh-CN text of a wrong type names the
+ * type received; `body` (the request body as parsed, before validation) supplies it.
+ */
 function describeIssue(
   lang: Lang,
   v: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> },
+  body: unknown,
 ): string {
   const field = v.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
   let reason = v.message ?? '';
   if (lang === 'zh') {
-    const text = zhIssues?.({ ...v.params, code: v.keyword, path: [], input: undefined } as never);
+    const input = valueAt(body, v.instancePath);
+    const text = zhIssues?.({ ...v.params, code: v.keyword, path: [], input } as never);
     reason = typeof text === 'string' ? text : (text?.message ?? reason);
   }
   return `${field}: ${reason}`;
@@ -63,7 +79,7 @@ export function registerEnvelope(app: FastifyInstance): void {
     }
     const error = raised as FastifyError;
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const fields = error.validation.map((v) => describeIssue(request.lang, v)).join('; ');
+      const fields = error.validation.map((v) => describeIssue(request.lang, v, request.body)).join('; ');
       return reply.code(200).send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, fields));
     }
     if (error.statusCode === 429) {

@@ -1,0 +1,37 @@
+/**
+ * Headless Chromium for browser tests: Debian's /usr/bin/chromium driven by playwright-core
+ * (Playwright cannot download its own browser here), with the flags this network needs.
+ */
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+    ],
+  });
+}
+
+export function baseUrl(): string {
+  return inject('baseUrl');
+}
+
+/** A fresh browser context (own cookies and storage) at a given window size. */
+export async function newPage(
+  browser: Browser,
+  viewport = { width: 1440, height: 900 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport, baseURL: baseUrl(), locale: 'zh-CN' });
+  const page = await context.newPage();
+  return { context, page };
+}
