@@ -13,7 +13,12 @@ describe.each(engines)('sign-in handshake on %s', (engine) => {
     const session = await signIn(ctx.app, 'admin', 'admin123', undefined, { lang: 'en' });
     expect(session.info.name).toBe('管理员');
     expect(session.info.menuList[0].meta.title).toBe('System');
-    const menu = await call(ctx.app, '/api-bms/user/getLanguageMenu', { language: 'cn' }, { token: session.token });
+    const menu = await call(
+      ctx.app,
+      '/api-bms/user/getLanguageMenu',
+      { language: 'cn' },
+      { token: session.token },
+    );
     expect(menu.code).toBe(0);
     expect(menu.data.menuList[0].meta.title).toBe('系统管理');
   });

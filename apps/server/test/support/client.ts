@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { browserPasswordDigest } from '../../src/auth/password';
 
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and checked by the tests
 export interface Envelope<T = any> {
   code: number;
   msg: string;
@@ -18,6 +19,7 @@ export interface CallOptions {
 }
 
 /** POSTs `body` to `path`; answers the parsed envelope (and asserts HTTP 200). */
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and checked by the tests
 export async function call<T = any>(
   app: FastifyInstance,
   path: string,
@@ -47,6 +49,7 @@ export interface SignedIn {
   terminalId: string;
   token: string;
   refreshToken: string;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and checked by the tests
   info: any;
 }
 
@@ -58,8 +61,14 @@ export async function signIn(
   terminalId = `t-${Math.random().toString(36).slice(2, 12)}`,
   options: CallOptions = {},
 ): Promise<SignedIn> {
-  const login = await call(app, '/api-bms/user/login', { account, password: digest(password), terminalId }, options);
-  if (login.code !== 0) throw Object.assign(new Error(`login ${login.code} ${login.msg}`), { envelope: login });
+  const login = await call(
+    app,
+    '/api-bms/user/login',
+    { account, password: digest(password), terminalId },
+    options,
+  );
+  if (login.code !== 0)
+    throw Object.assign(new Error(`login ${login.code} ${login.msg}`), { envelope: login });
   const companyId = login.data.companyList[0].id;
   const info = await call(
     app,
@@ -67,7 +76,8 @@ export async function signIn(
     { userId: login.data.userId, companyId, terminalId, loginTicket: login.data.loginTicket },
     options,
   );
-  if (info.code !== 0) throw Object.assign(new Error(`userInfo ${info.code} ${info.msg}`), { envelope: info });
+  if (info.code !== 0)
+    throw Object.assign(new Error(`userInfo ${info.code} ${info.msg}`), { envelope: info });
   return {
     userId: login.data.userId,
     companyId,

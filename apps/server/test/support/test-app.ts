@@ -5,10 +5,11 @@
  * - PostgreSQL when `TEST_DATABASE_URL` is set: a new database is created on that server for
  *   each context and dropped afterwards, so test files never see each other's rows.
  */
+
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app';
@@ -61,7 +62,11 @@ export async function createTestApp(engine: Engine, env: Record<string, string> 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 4,
+  });
   await database.migrate();
   await seedIfEmpty(database.db, { adminPassword: config.adminPassword, scryptLogN: config.auth.scryptLogN });
   const app = await buildApp({ config, db: database.db, logger: false });
