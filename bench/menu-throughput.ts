@@ -104,6 +104,7 @@ async function benchOurs(databaseUrl: string | undefined): Promise<LoadFigures> 
 /** A bare Fastify + pg route running the same queries (session lookup, admin check, menus). */
 async function benchBare(databaseUrl: string): Promise<LoadFigures> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  pool.on('error', () => {});
   const app = Fastify();
   app.post('/menu', async () => {
     await pool.query(

@@ -14,7 +14,7 @@
  * the session; every session has an absolute end (`REFRESH_TOKEN_TTL_S` after sign-in).
  */
 import { ErrorCode } from '@ess/contract';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import { authSession, company, employee, loginTicket, usedRefreshToken, userAccount } from '../db/schema';
@@ -54,10 +54,25 @@ export type RevokeReason =
   | 'disabled';
 
 export class SessionService {
+  /** Hot path of every call: prepared once, executed with the token digest. */
+  private readonly sessionByAccessDigest;
+
   constructor(
     private readonly db: Db,
     private readonly auth: Config['auth'],
-  ) {}
+  ) {
+    this.sessionByAccessDigest = db
+      .select({
+        session: authSession,
+        employeeStatus: employee.status,
+        companyStatus: company.status,
+      })
+      .from(authSession)
+      .innerJoin(employee, eq(employee.id, authSession.employeeId))
+      .innerJoin(company, eq(company.id, authSession.companyId))
+      .where(eq(authSession.accessTokenHash, sql.placeholder('digest')))
+      .prepare('session_by_access_digest');
+  }
 
   /**
    * Checks the password and answers the companies the account may enter plus a login ticket.
@@ -185,16 +200,7 @@ export class SessionService {
   async authenticate(token: string | undefined): Promise<AuthContext> {
     if (!token) throw new ApiError(ErrorCode.TOKEN_INVALID);
     if (!TOKEN_PATTERN.test(token) || !token.startsWith('at_')) throw new ApiError(ErrorCode.ILLEGAL_TOKEN);
-    const [row] = await this.db
-      .select({
-        session: authSession,
-        employeeStatus: employee.status,
-        companyStatus: company.status,
-      })
-      .from(authSession)
-      .innerJoin(employee, eq(employee.id, authSession.employeeId))
-      .innerJoin(company, eq(company.id, authSession.companyId))
-      .where(eq(authSession.accessTokenHash, tokenDigest(token)));
+    const [row] = await this.sessionByAccessDigest.execute({ digest: tokenDigest(token) });
     if (!row) throw new ApiError(ErrorCode.TOKEN_INVALID);
     const { session } = row;
     if (session.revokedAt) throw new ApiError(ErrorCode.SESSION_REVOKED);

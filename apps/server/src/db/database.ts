@@ -58,6 +58,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 
 async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
+  // An idle connection dropped by the server (restart, failover) must not crash the process;
+  // the pool replaces it on next use.
+  pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
   // Fail fast on a wrong URL rather than at the first request.
   const client = await pool.connect();
   client.release();
