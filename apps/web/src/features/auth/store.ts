@@ -1,0 +1,41 @@
+/**
+ * Who is signed in (spec §3 "Session user": name, avatar, user info; roles and permissions),
+ * filled from `user/getUserInfo`. Credentials live in shared/storage/session.ts, the route table
+ * in shared/routing.
+ */
+import type { UserInfo } from '@ess/contract';
+import { create } from 'zustand';
+
+/** User info without the tokens and the menu (kept elsewhere). */
+export type SessionUser = Omit<UserInfo, 'token' | 'refreshToken' | 'tokenExpiresAt' | 'menuList'>;
+
+/** RuoYi's "every permission" string. */
+export const ALL_PERMISSIONS = '*:*:*';
+
+interface SessionState {
+  user: SessionUser | null;
+  setUser: (info: UserInfo) => void;
+  setPermissions: (permissions: string[]) => void;
+  clear: () => void;
+}
+
+export const useSession = create<SessionState>((set) => ({
+  user: null,
+  setUser: (info) => {
+    const { token: _t, refreshToken: _r, tokenExpiresAt: _e, menuList: _m, ...user } = info;
+    set({ user });
+  },
+  setPermissions: (permissions) => set((s) => (s.user ? { user: { ...s.user, permissions } } : s)),
+  clear: () => set({ user: null }),
+}));
+
+/** True when the signed-in user holds `perm` (or every permission). */
+export function hasPermission(user: SessionUser | null, perm: string): boolean {
+  if (!user) return false;
+  return user.permissions.includes(ALL_PERMISSIONS) || user.permissions.includes(perm);
+}
+
+/** `usePermission('system:menu:list')`: re-renders when the user's permissions change. */
+export function usePermission(perm: string): boolean {
+  return useSession((s) => hasPermission(s.user, perm));
+}
