@@ -1,0 +1,37 @@
+/**
+ * The one view registry (spec §2): menu `component` strings → lazily loaded views. Add an
+ * entry here when a feature brings a new page. Keys are normalised component strings
+ * (`normaliseComponent`: no leading '/', no '.vue'); 'x/y' also finds 'x/y/index'.
+ * An unknown component renders the translated "view not found" notice naming it.
+ */
+import { type ComponentType, type LazyExoticComponent, lazy, Suspense } from 'react';
+import { ViewNotFound } from '@/features/errors';
+import { normaliseComponent } from '@/shared/routing';
+import { ErrorBoundary } from '@/shared/ui/ErrorBoundary';
+import { PageLoading } from '@/shared/ui/PageLoading';
+
+type View = LazyExoticComponent<ComponentType>;
+
+export const VIEW_REGISTRY: Record<string, View> = {
+  'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
+  'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
+};
+
+/** The view registered for a component string, if any. */
+export function findView(component: string): View | undefined {
+  const key = normaliseComponent(component);
+  return VIEW_REGISTRY[key] ?? VIEW_REGISTRY[`${key}/index`];
+}
+
+/** Renders the view of `component` with a loading state and a load-failure fallback. */
+export function RouteView({ component }: { component: string }) {
+  const View = findView(component);
+  if (!View) return <ViewNotFound component={component} />;
+  return (
+    <ErrorBoundary fallback={<ViewNotFound />} resetKey={component}>
+      <Suspense fallback={<PageLoading />}>
+        <View />
+      </Suspense>
+    </ErrorBoundary>
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Change-password dialog (spec §4, §5): 700 px; old, new and confirm password, each with a
+ * show/hide toggle, checked on blur (required; new ≥ 6 characters; confirm equal to new).
+ * Sends SHA-256 hex of each; on failure the server's msg is shown and the dialog stays; on
+ * success "修改成功" / "Modified successfully" and the dialog closes.
+ * Test hooks: `password-dialog`, `password-old`, `password-new`, `password-confirm`,
+ * `password-submit`.
+ */
+import { PASSWORD_MIN_LENGTH } from '@ess/contract';
+import { Form, Input, Modal } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { DIALOG_WIDTH_PX } from '@/shared/config';
+import { showSuccess } from '@/shared/feedback';
+import { validationText } from '@/shared/i18n';
+import { updatePassword } from '../api';
+
+interface PasswordForm {
+  oldPassword: string;
+  newPassword: string;
+  confirmPassword: string;
+}
+
+const reject = (text: string) => Promise.reject(new Error(text));
+
+export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<PasswordForm>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async () => {
+    let values: PasswordForm;
+    try {
+      values = await form.validateFields();
+    } catch {
+      return;
+    }
+    setBusy(true);
+    try {
+      await updatePassword(values);
+      showSuccess(t('account.passwordChanged'));
+      onClose();
+    } catch {
+      // server msg already shown
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={t('account.passwordTitle')}
+      width={DIALOG_WIDTH_PX}
+      okText={t('common.ok')}
+      cancelText={t('common.cancel')}
+      confirmLoading={busy}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      afterClose={() => form.resetFields()}
+      destroyOnHidden
+      okButtonProps={{ 'data-testid': 'password-submit' }}
+    >
+      <div data-testid="password-dialog">
+        <Form<PasswordForm>
+          form={form}
+          layout="horizontal"
+          labelCol={{ flex: '120px' }}
+          validateTrigger="onBlur"
+          onFinish={() => void submit()}
+          className="account-form"
+        >
+          <Form.Item<PasswordForm>
+            name="oldPassword"
+            label={t('account.oldPassword')}
+            rules={[
+              {
+                required: true,
+                validator: (_, v: string | undefined) =>
+                  v ? Promise.resolve() : reject(validationText('oldPasswordRequired')),
+              },
+            ]}
+          >
+            <Input.Password autoComplete="current-password" data-testid="password-old" />
+          </Form.Item>
+          <Form.Item<PasswordForm>
+            name="newPassword"
+            label={t('account.newPassword')}
+            rules={[
+              {
+                required: true,
+                validator: (_, v: string | undefined) => {
+                  if (!v) return reject(validationText('newPasswordRequired'));
+                  if (v.length < PASSWORD_MIN_LENGTH) return reject(validationText('passwordTooShort'));
+                  return Promise.resolve();
+                },
+              },
+            ]}
+          >
+            <Input.Password autoComplete="new-password" data-testid="password-new" />
+          </Form.Item>
+          <Form.Item<PasswordForm>
+            name="confirmPassword"
+            label={t('account.confirmPassword')}
+            dependencies={['newPassword']}
+            rules={[
+              {
+                required: true,
+                validator: (_, v: string | undefined) => {
+                  if (!v) return reject(validationText('confirmPasswordRequired'));
+                  if (v !== form.getFieldValue('newPassword')) {
+                    return reject(validationText('passwordsInconsistent'));
+                  }
+                  return Promise.resolve();
+                },
+              },
+            ]}
+          >
+            <Input.Password autoComplete="new-password" data-testid="password-confirm" />
+          </Form.Item>
+          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+        </Form>
+      </div>
+    </Modal>
+  );
+}
