@@ -111,6 +111,11 @@ function registerConsole(app: FastifyInstance, distDir: string): void {
       index: false,
       maxAge: '1h',
       immutable: false,
+      // index.html names the hashed assets of one build: it must be revalidated, or browsers keep
+      // asking for the previous build's assets for up to an hour after a deploy.
+      setHeaders: (reply, filePath) => {
+        if (path.basename(filePath) === 'index.html') reply.header('cache-control', 'no-cache');
+      },
     });
   }
   app.setNotFoundHandler((request, reply) => {
