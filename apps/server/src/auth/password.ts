@@ -28,19 +28,35 @@ export async function hashPassword(passwordDigest: string, logN: number): Promis
   return ['scrypt', logN, R, P, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-/** Constant-time check of a digest against a stored hash; false for a malformed hash. */
+/** Largest cost a stored hash may name (the configuration's SCRYPT_LOG_N allows 10–20). */
+const MAX_LOG_N = 20;
+/** Most memory one check may take (128·N·r bytes): 1 GiB, i.e. N = 2^20 with r = 8. */
+const MAX_SCRYPT_MEMORY = 2 ** 30;
+
+const isIntIn = (n: number, min: number, max: number) => Number.isInteger(n) && n >= min && n <= max;
+
+/**
+ * Constant-time check of a digest against a stored hash; false for a malformed hash (wrong
+ * shape, parameters out of range), so that a damaged row reads as a wrong password rather than
+ * a server failure or an unbounded computation.
+ */
 export async function verifyPassword(passwordDigest: string, stored: string): Promise<boolean> {
-  const [scheme, logN, r, p, saltB64, keyB64] = stored.split('$');
+  const parts = stored.split('$');
+  if (parts.length !== 6) return false;
+  const [scheme, logNText, rText, pText, saltB64, keyB64] = parts;
+  const [logN, r, p] = [Number(logNText), Number(rText), Number(pText)];
   if (scheme !== 'scrypt' || !saltB64 || !keyB64) return false;
+  if (!isIntIn(logN, 1, MAX_LOG_N) || !isIntIn(r, 1, 32) || !isIntIn(p, 1, 16)) return false;
+  if (128 * 2 ** logN * r > MAX_SCRYPT_MEMORY) return false;
   const expected = Buffer.from(keyB64, 'base64');
-  const key = await scryptAsync(
-    passwordDigest,
-    Buffer.from(saltB64, 'base64'),
-    Number(logN),
-    Number(r),
-    Number(p),
-  );
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  if (expected.length !== KEY_LENGTH) return false;
+  let key: Buffer;
+  try {
+    key = await scryptAsync(passwordDigest, Buffer.from(saltB64, 'base64'), logN, r, p);
+  } catch {
+    return false;
+  }
+  return timingSafeEqual(key, expected);
 }
 
 /** What the browser sends for a typed password: lower-case hex SHA-256 (spec §5). */
