@@ -7,7 +7,7 @@ import { ApiPath, ErrorCode, errorMessage, loginResponse } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../src/auth/tokens';
-import { loginTicket } from '../src/db/schema';
+import { loginTicket, userAccount } from '../src/db/schema';
 import { call, digest } from './support/client';
 import {
   addAccount,
@@ -79,6 +79,21 @@ describe.each(engines)('user/login on %s', (engine) => {
     const account = unique('orphan');
     await addAccount(ctx.database.db, account, 'secret1');
     const answer = await login({ account, password: digest('secret1'), terminalId: terminal() });
+    expect(answer.code).toBe(ErrorCode.BAD_CREDENTIALS);
+  });
+
+  it('answers 5080, not a server failure, for an account whose stored hash is damaged', async () => {
+    const db = ctx.database.db;
+    const staff = await addStaff(db);
+    await db
+      .update(userAccount)
+      .set({ passwordHash: 'scrypt$abc$8$1$c2FsdA==$a2V5' })
+      .where(eq(userAccount.id, staff.userId));
+    const answer = await login({
+      account: staff.account,
+      password: digest(staff.password),
+      terminalId: terminal(),
+    });
     expect(answer.code).toBe(ErrorCode.BAD_CREDENTIALS);
   });
 
