@@ -15,10 +15,14 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 /** Demo administrator password seeded on first start; refused in production (issue 2). */
 export const DEFAULT_ADMIN_PASSWORD = 'admin123';
 
-const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
-
 /** Unset and empty both mean "not configured" (`.env.example` lists empty values). */
-const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const emptyAsUnset = (v: unknown) => (v === '' ? undefined : v);
+
+/** An integer setting; empty means the default (plain coercion would read `PORT=` as port 0). */
+const intFromEnv = (def: number, min = 0) =>
+  z.preprocess(emptyAsUnset, z.coerce.number().int().min(min).default(def));
+
+const optionalUrl = z.preprocess(emptyAsUnset, z.string().url().optional());
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
