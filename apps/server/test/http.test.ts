@@ -2,7 +2,7 @@
  * What the HTTP layer answers outside the calls' own logic: unknown calls, the console's
  * history fallback (built and not built), the OpenAPI description, security headers.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ApiPath } from '@ess/contract';
@@ -147,5 +147,33 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toMatch(/^text\/html/);
     });
+  });
+});
+
+describe('console at the default WEB_DIST_DIR', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestApp('pglite');
+  });
+  afterAll(async () => ctx?.close());
+
+  it('answers index.html when apps/web/dist is built, else 503 naming the build', async () => {
+    expect(ctx.config.webDistDir.endsWith(path.join('apps', 'web', 'dist'))).toBe(true);
+    const index = path.join(ctx.config.webDistDir, 'index.html');
+    // The app looked for index.html when it was built, a moment ago; another process may build
+    // or clean the console at any time, so read the folder's state as close to that as possible.
+    const builtNow = existsSync(index);
+    const response = await ctx.app.inject({
+      method: 'GET',
+      url: '/dashboard',
+      headers: { accept: 'text/html' },
+    });
+    if (builtNow) {
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(readFileSync(index, 'utf8'));
+    } else {
+      expect(response.statusCode).toBe(503);
+      expect(response.body).toContain('npm run build:web');
+    }
   });
 });
