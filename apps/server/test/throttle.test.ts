@@ -69,6 +69,21 @@ describe.each(engines)('sign-in throttling on %s', (engine) => {
     expect((await attempt(staff.account, staff.password, uniqueIp())).code).toBe(0);
   });
 
+  it('a forged X-Forwarded-For does not dodge the address limit (TRUST_PROXY is off)', async () => {
+    const ip = uniqueIp();
+    for (let i = 0; i < 5; i++) {
+      const response = await ctx.app.inject({
+        method: 'POST',
+        url: ApiPath.login,
+        remoteAddress: ip,
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+        payload: { account: unique('ghost'), password: digest('wrong-1'), terminalId: terminal() },
+      });
+      expect(response.json().code).toBe(5080);
+    }
+    expect((await attempt('admin', 'admin123', ip)).code).toBe(5082);
+  });
+
   it('a successful sign-in resets the account counter', async () => {
     const staff = await addStaff(ctx.database.db);
     const ip = uniqueIp();
