@@ -5,6 +5,8 @@ export * from './api/employee';
 export * from './api/envelope';
 export * from './api/menu';
 export * from './api/user';
+export * from './device/points';
+export * from './device/protocol';
 export * from './errors';
 export * from './lang';
 export * from './menu-tree';

@@ -1,0 +1,158 @@
+/**
+ * Device protocol v1 (docs/device-protocol.md): MQTT topics and JSON payloads exchanged between
+ * a site's gateway (usually its EMS) and the server.
+ *
+ * One MQTT client per gateway SN (username = SN, password = the device secret). The gateway
+ * publishes for itself and for the devices behind it (PCS, BMS, meters, sensors, air
+ * conditioner) — Sparkplug's edge-node/device idea — under its own topic root
+ * `ess/v1/<gatewaySn>/…`, and may use no other topic (broker ACL).
+ *
+ * Every payload carries `v` (protocol version, 1), `ts` (device time, UTC ms) and, where the
+ * server must deduplicate QoS 1 redeliveries, an `id` unique per gateway.
+ */
+import { z } from 'zod';
+
+/** Protocol version carried in every payload. */
+export const PROTOCOL_VERSION = 1;
+
+/** Topic root of every device topic. */
+export const TOPIC_ROOT = 'ess/v1';
+
+/** Largest payload the server accepts (bytes); larger ones are dropped and counted. */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+
+/** A reply not received this long after a command marks the command failed ("timeout"). */
+export const COMMAND_TIMEOUT_MS = 10_000;
+
+/** Device clock further than this from the server's gets a time-sync command (docs "Clock skew"). */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** Oldest device timestamp still stored (buffered data after an outage); older is dropped. */
+export const MAX_BACKFILL_MS = 7 * 24 * 3600_000;
+
+/** The last message of a gateway older than this marks it offline ("timeout"). */
+export const HEARTBEAT_TIMEOUT_MS = 3 * 60_000;
+
+/** SN: 4–40 characters of letters, digits, '-' and '_' (safe in a topic level). */
+export const SN_PATTERN = /^[A-Za-z0-9_-]{4,40}$/;
+
+export const DEVICE_TYPES = ['ems', 'pcs', 'bms', 'meter', 'pv', 'air_conditioner', 'env_sensor'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
+
+export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply';
+
+/** Topic of `kind` for gateway `sn`. */
+export function deviceTopic(sn: string, kind: TopicKind): string {
+  return kind === 'reply' ? `${TOPIC_ROOT}/${sn}/cmd/reply` : `${TOPIC_ROOT}/${sn}/${kind}`;
+}
+
+/** Parses a device topic; undefined for anything else. */
+export function parseDeviceTopic(topic: string): { sn: string; kind: TopicKind } | undefined {
+  const m = /^ess\/v1\/([A-Za-z0-9_-]{4,40})\/(status|telemetry|event|cmd|cmd\/reply)$/.exec(topic);
+  if (!m) return undefined;
+  const kind = m[2] === 'cmd/reply' ? 'reply' : (m[2] as TopicKind);
+  return { sn: m[1]!, kind };
+}
+
+const ts = z.number().int().positive();
+const msgId = z.string().min(1).max(64);
+const sn = z.string().regex(SN_PATTERN);
+
+/** Why a gateway is offline. */
+export const OFFLINE_REASONS = ['lwt', 'clean', 'timeout'] as const;
+export type OfflineReason = (typeof OFFLINE_REASONS)[number];
+
+/**
+ * `ess/v1/<sn>/status`, retained, QoS 1. Birth on connect (`online: true`); the same topic is
+ * the MQTT last will (`online: false, reason: 'lwt'`); before a clean disconnect the gateway
+ * publishes `online: false, reason: 'clean'`.
+ */
+export const statusPayload = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  ts,
+  online: z.boolean(),
+  reason: z.enum(OFFLINE_REASONS).optional(),
+  firmware: z.string().max(64).optional(),
+  model: z.string().max(64).optional(),
+  /** Seconds between telemetry messages the gateway intends to keep. */
+  intervalS: z.number().int().min(1).max(3600).optional(),
+});
+export type StatusPayload = z.infer<typeof statusPayload>;
+
+/** Point values: numbers (flags as 0/1). Point names carry their unit (`p_kw`, `soc_pct`). */
+export const pointValues = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,47}$/), z.number().finite());
+export type PointValues = z.infer<typeof pointValues>;
+
+/** Per-cell readings of a BMS (optional, typically every few minutes). */
+export const cellReadings = z.object({
+  u_v: z.array(z.number().finite()).max(2048).optional(),
+  t_c: z.array(z.number().finite()).max(2048).optional(),
+});
+
+/** `ess/v1/<sn>/telemetry`, QoS 1: readings of the gateway and the devices behind it. */
+export const telemetryPayload = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  id: msgId,
+  ts,
+  devices: z
+    .array(
+      z.object({
+        sn,
+        type: z.enum(DEVICE_TYPES),
+        points: pointValues,
+        cells: cellReadings.optional(),
+      }),
+    )
+    .min(1)
+    .max(64),
+});
+export type TelemetryPayload = z.infer<typeof telemetryPayload>;
+
+export const ALARM_LEVELS = ['warning', 'fault'] as const;
+export type AlarmLevel = (typeof ALARM_LEVELS)[number];
+
+/** `ess/v1/<sn>/event`, QoS 1: alarms raised ("produce") and cleared ("disappear"), spec §3. */
+export const eventPayload = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  id: msgId,
+  ts,
+  events: z
+    .array(
+      z.object({
+        deviceSn: sn,
+        kind: z.enum(['produce', 'disappear']),
+        /** Stable alarm code, e.g. `bms.cell_overvoltage`. */
+        code: z.string().regex(/^[a-z][a-z0-9_.]{1,63}$/),
+        level: z.enum(ALARM_LEVELS),
+        content: z.string().max(500),
+        value: z.number().finite().optional(),
+      }),
+    )
+    .min(1)
+    .max(64),
+});
+export type EventPayload = z.infer<typeof eventPayload>;
+
+export const COMMAND_NAMES = ['time_sync', 'set_tou_plan', 'set_params'] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** `ess/v1/<sn>/cmd`, QoS 1, server → gateway. */
+export const commandPayload = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  id: msgId,
+  ts,
+  name: z.enum(COMMAND_NAMES),
+  params: z.record(z.string(), z.unknown()),
+});
+export type CommandPayload = z.infer<typeof commandPayload>;
+
+/** `ess/v1/<sn>/cmd/reply`, QoS 1, gateway → server; `id` is the command's. */
+export const replyPayload = z.object({
+  v: z.literal(PROTOCOL_VERSION),
+  id: msgId,
+  ts,
+  ok: z.boolean(),
+  error: z.string().max(500).optional(),
+  result: z.record(z.string(), z.unknown()).optional(),
+});
+export type ReplyPayload = z.infer<typeof replyPayload>;
