@@ -64,9 +64,8 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
       <div data-testid="password-dialog">
         <Form<PasswordForm>
           form={form}
-          layout="horizontal"
-          labelCol={{ flex: '120px' }}
-          validateTrigger="onBlur"
+          layout="vertical"
+            validateTrigger="onBlur"
           onFinish={() => void submit()}
           className="account-form"
         >

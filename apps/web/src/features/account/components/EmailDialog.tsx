@@ -61,9 +61,8 @@ export function EmailDialog({ settings, onClose }: { settings: EmailSettings | n
         {settings && (
           <Form<EmailForm>
             form={form}
-            layout="horizontal"
-            labelCol={{ flex: '140px' }}
-            initialValues={{ email: settings.email ?? '', isSubAlarm: settings.isSubAlarm }}
+            layout="vertical"
+              initialValues={{ email: settings.email ?? '', isSubAlarm: settings.isSubAlarm }}
             onFinish={() => void submit()}
             className="account-form"
           >

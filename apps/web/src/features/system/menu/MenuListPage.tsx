@@ -79,7 +79,7 @@ export default function MenuListPage() {
       {
         key: 'title',
         title: t('menus.colTitle'),
-        width: 220,
+        width: 180,
         fixed: 'left',
         render: (_, row) => (
           <span className="menu-list__title">{lang === 'en' ? row.titleEn : row.titleZh}</span>
@@ -88,7 +88,6 @@ export default function MenuListPage() {
       {
         key: 'icon',
         title: t('menus.colIcon'),
-        width: 200,
         render: (_, row) =>
           row.icon ? (
             <span
@@ -104,34 +103,29 @@ export default function MenuListPage() {
       {
         key: 'type',
         title: t('menus.colType'),
-        width: 90,
         render: (_, row) => <Tag color={TYPE_COLOR[row.type]}>{t(`menus.type.${row.type}`)}</Tag>,
       },
-      { key: 'sort', title: t('menus.colSort'), dataIndex: 'sort', width: 70, align: 'right' },
+      { key: 'sort', title: t('menus.colSort'), dataIndex: 'sort', align: 'right' },
       {
         key: 'path',
         title: t('menus.colPath'),
         dataIndex: 'path',
-        width: 160,
         render: (v: string) => v || '—',
       },
       {
         key: 'component',
         title: t('menus.colComponent'),
-        width: 200,
         render: (_, row) => (row.component ? <Typography.Text code>{row.component}</Typography.Text> : '—'),
       },
       {
         key: 'perms',
         title: t('menus.colPerms'),
-        width: 180,
         render: (_, row) => (row.perms ? <Typography.Text code>{row.perms}</Typography.Text> : '—'),
       },
-      { key: 'hidden', title: t('menus.colHidden'), width: 80, render: (_, row) => yesNo(row.hidden) },
+      { key: 'hidden', title: t('menus.colHidden'), render: (_, row) => yesNo(row.hidden) },
       {
         key: 'keepAlive',
         title: t('menus.colKeepAlive'),
-        width: 90,
         render: (_, row) => yesNo(row.keepAlive),
       },
     ],
@@ -170,7 +164,7 @@ export default function MenuListPage() {
         dataSource={shown}
         loading={query.isLoading}
         pagination={false}
-        scroll={{ x: 1290 }}
+        scroll={{ x: 'max-content' }}
         expandable={{ expandedRowKeys: expanded, onExpandedRowsChange: (keys) => setExpanded(keys) }}
       />
     </Card>
