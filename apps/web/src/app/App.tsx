@@ -4,6 +4,7 @@
 import { Providers } from './providers';
 import { AppRoutes } from './router';
 
+/** Root component mounted by main.tsx. */
 export function App() {
   return (
     <Providers>

@@ -6,6 +6,7 @@
 import type { PropsWithChildren } from 'react';
 import { BrowserRouter } from 'react-router';
 
+/** Router around the app. */
 export function Providers({ children }: PropsWithChildren) {
   return <BrowserRouter>{children}</BrowserRouter>;
 }

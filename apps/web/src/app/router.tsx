@@ -43,6 +43,7 @@ export function frameChildren(frameRoutes: readonly AppRoute[]): RouteObject[] {
   return out;
 }
 
+/** Every route of the console, rebuilt when the menu routes change, behind the guard. */
 export function AppRoutes() {
   const frameRoutes = useRouteTable((s) => s.frameRoutes);
   const routes = useMemo<RouteObject[]>(

@@ -6,10 +6,12 @@ import { lazy } from 'react';
 
 export { getEmail } from './api';
 
+/** Lazily loaded change-password dialog (props: `open`, `onClose`). */
 export const ChangePasswordDialog = lazy(() =>
   import('./components/ChangePasswordDialog').then((m) => ({ default: m.ChangePasswordDialog })),
 );
 
+/** Lazily loaded e-mail subscription dialog (props: `settings`, `onClose`). */
 export const EmailDialog = lazy(() =>
   import('./components/EmailDialog').then((m) => ({ default: m.EmailDialog })),
 );

@@ -19,6 +19,7 @@ interface SessionState {
   clear: () => void;
 }
 
+/** Zustand store of the signed-in user; `useSession.getState()` outside React. */
 export const useSession = create<SessionState>((set) => ({
   user: null,
   setUser: (info) => {

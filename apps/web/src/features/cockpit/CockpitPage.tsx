@@ -15,21 +15,21 @@ import './cockpit.css';
 const PANELS = ['fleet', 'power', 'energy', 'map', 'alarms', 'revenue'] as const;
 
 function Clock() {
-  const { i18n } = useTranslation();
+  const { t } = useTranslation();
   useDayjsLocale();
   const [now, setNow] = useState(() => dayjs());
   useEffect(() => {
     const id = window.setInterval(() => setNow(dayjs()), 1000);
     return () => window.clearInterval(id);
   }, []);
-  const format = i18n.language.startsWith('en') ? 'ddd, D MMM YYYY HH:mm:ss' : 'YYYY年M月D日 dddd HH:mm:ss';
   return (
     <time className="cockpit__clock" dateTime={now.toISOString()} data-testid="cockpit-clock">
-      {now.format(format)}
+      {now.format(t('cockpit.clockFormat'))}
     </time>
   );
 }
 
+/** The /newscreen page. */
 export default function CockpitPage() {
   const { t } = useTranslation();
   const signedIn = useCredentials((c) => Boolean(c.token));

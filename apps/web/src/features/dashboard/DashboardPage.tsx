@@ -55,6 +55,7 @@ function PageCard({ entry }: { entry: RouteEntry }) {
   );
 }
 
+/** The /dashboard view. */
 export default function DashboardPage() {
   const { t } = useTranslation();
   const user = useSession((s) => s.user);

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { AntdProvider } from '@/shared/ui/AntdProvider';
 
+/** The /404 page. */
 export default function NotFoundPage() {
   const { t } = useTranslation();
   return (

@@ -34,6 +34,7 @@ function Logo({ collapsed }: { collapsed: boolean }) {
   );
 }
 
+/** The frame layout route element; renders the matched page in its main area. */
 export default function Frame() {
   useResponsive();
   useDayjsLocale();
@@ -65,7 +66,7 @@ export default function Frame() {
               data-testid="sidebar-backdrop"
             />
           )}
-          <aside className="frame__sidebar" data-testid="sidebar" aria-hidden={mobile && !opened}>
+          <aside className="frame__sidebar" data-testid="sidebar" inert={mobile && !opened}>
             <Logo collapsed={!opened && !mobile} />
             <div className="frame__sidebar-scroll">
               <Sidebar collapsed={!opened && !mobile} />

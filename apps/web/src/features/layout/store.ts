@@ -23,6 +23,7 @@ function initialOpened(): boolean {
   return stored === undefined ? true : stored === '1';
 }
 
+/** Zustand store of the frame state; `useFrame.getState()` outside React. */
 export const useFrame = create<FrameState>((set, get) => ({
   sidebarOpened: initialOpened(),
   withoutAnimation: false,

@@ -11,6 +11,7 @@ function isMobileWidth(): boolean {
   return document.body.getBoundingClientRect().width - 1 < MOBILE_BREAKPOINT_PX;
 }
 
+/** Keeps the device type in sync with the window width and closes the sidebar as above. */
 export function useResponsive(): void {
   const { pathname } = useLocation();
   const wasMobile = useRef<boolean | null>(null);

@@ -21,6 +21,7 @@ interface RouteTableState {
   reset: () => void;
 }
 
+/** Zustand store of the route table; `useRouteTable.getState()` outside React. */
 export const useRouteTable = create<RouteTableState>((set) => ({
   frameRoutes: [FRAME_ROOT],
   menu: [],

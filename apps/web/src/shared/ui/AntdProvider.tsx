@@ -30,6 +30,7 @@ function FeedbackHosts() {
   );
 }
 
+/** Wraps antd screens: locale, theme, message and confirm hosts. */
 export function AntdProvider({ children }: PropsWithChildren) {
   const { i18n } = useTranslation();
   const english = i18n.language.startsWith('en');

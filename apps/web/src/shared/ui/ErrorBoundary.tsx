@@ -15,6 +15,7 @@ interface State {
   key: string | undefined;
 }
 
+/** Shows `fallback` instead of a subtree that threw while rendering. */
 export class ErrorBoundary extends Component<Props, State> {
   override state: State = { failed: false, key: this.props.resetKey };
 

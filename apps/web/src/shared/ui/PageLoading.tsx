@@ -4,6 +4,7 @@
  */
 import { useTranslation } from 'react-i18next';
 
+/** Spinner with "Loading…"; `fullscreen` fills the viewport. */
 export function PageLoading({ fullscreen = false }: { fullscreen?: boolean }) {
   const { t } = useTranslation();
   return (

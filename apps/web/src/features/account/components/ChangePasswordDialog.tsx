@@ -23,6 +23,7 @@ interface PasswordForm {
 
 const reject = (text: string) => Promise.reject(new Error(text));
 
+/** Controlled by `open`; `onClose` on cancel and after success. */
 export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<PasswordForm>();
@@ -65,7 +66,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
         <Form<PasswordForm>
           form={form}
           layout="vertical"
-            validateTrigger="onBlur"
+          validateTrigger="onBlur"
           onFinish={() => void submit()}
           className="account-form"
         >

@@ -19,6 +19,7 @@ interface EmailForm {
   isSubAlarm: SubAlarm | undefined;
 }
 
+/** Open while `settings` (the `getEmail` answer) is not null; `onClose` clears it. */
 export function EmailDialog({ settings, onClose }: { settings: EmailSettings | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [form] = Form.useForm<EmailForm>();
@@ -62,7 +63,7 @@ export function EmailDialog({ settings, onClose }: { settings: EmailSettings | n
           <Form<EmailForm>
             form={form}
             layout="vertical"
-              initialValues={{ email: settings.email ?? '', isSubAlarm: settings.isSubAlarm }}
+            initialValues={{ email: settings.email ?? '', isSubAlarm: settings.isSubAlarm }}
             onFinish={() => void submit()}
             className="account-form"
           >

@@ -46,6 +46,7 @@ function usePageTitle(pathname: string): void {
   }, [pathname, frameRoutes, i18n.language]);
 }
 
+/** Renders `children` when the guard lets the current location through (see module doc). */
 export function AuthGuard({ children }: PropsWithChildren) {
   const { t } = useTranslation();
   const location = useLocation();

@@ -8,6 +8,7 @@ import type { LoginResponse } from '@ess/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 
+/** Radio list of the companies with Enter and Back; calls `onEnter(companyId)`. */
 export function CompanyStep({
   companies,
   busy,

@@ -15,6 +15,7 @@ import './language-switch.css';
 
 const LANGS: Lang[] = ['zh', 'en'];
 
+/** Menu button with the two languages; `className` styles the trigger (e.g. light on dark). */
 export function LanguageSwitch({ className }: { className?: string }) {
   const { t } = useTranslation();
   const lang = currentLang();

@@ -44,6 +44,7 @@ function Brand() {
   );
 }
 
+/** The /login page (see module doc). */
 export default function LoginPage() {
   const { t } = useTranslation();
   const [values, setValues] = useState({ account: '', password: '' });

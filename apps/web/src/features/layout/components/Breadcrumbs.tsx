@@ -10,6 +10,7 @@ import { Link, useLocation } from 'react-router';
 import { translateTitle } from '@/shared/i18n';
 import { breadcrumbOf, landingPath, NO_REDIRECT, useRouteTable } from '@/shared/routing';
 
+/** Breadcrumb of the current location. */
 export function Breadcrumbs() {
   const { i18n } = useTranslation();
   const { pathname } = useLocation();

@@ -11,6 +11,7 @@ import { useFrame } from '../store';
 import { Breadcrumbs } from './Breadcrumbs';
 import { UserDropdown } from './UserDropdown';
 
+/** The top bar of the frame. */
 export function Navbar() {
   const { t } = useTranslation();
   const opened = useFrame((s) => s.sidebarOpened);

@@ -56,6 +56,7 @@ export function menuItemOf(route: AppRoute): Item | null {
   } as Item;
 }
 
+/** The sidebar menu; `collapsed` shows icons only (desktop, closed). */
 export function Sidebar({ collapsed }: { collapsed: boolean }) {
   const { i18n } = useTranslation();
   const navigate = useNavigate();

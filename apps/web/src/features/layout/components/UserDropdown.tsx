@@ -21,6 +21,7 @@ import { ChangePasswordDialog, EmailDialog, getEmail } from '@/features/account'
 import { logout, useSession } from '@/features/auth';
 import { HOME_PATH } from '@/shared/routing';
 
+/** Avatar + name trigger with the account menu and its dialogs. */
 export function UserDropdown() {
   const { t } = useTranslation();
   const navigate = useNavigate();

@@ -12,6 +12,7 @@ import { useLocation, useOutlet } from 'react-router';
 import { findRoute, useRouteTable } from '@/shared/routing';
 import { useTags } from '../tags/store';
 
+/** Drop-in for react-router `<Outlet />` inside the frame. */
 export function KeepAliveOutlet() {
   const outlet = useOutlet();
   const { pathname } = useLocation();

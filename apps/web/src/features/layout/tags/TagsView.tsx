@@ -12,6 +12,7 @@ import { translateTitle } from '@/shared/i18n';
 import { DASHBOARD_PATH, findRoute, useRouteTable } from '@/shared/routing';
 import { useTags } from './store';
 
+/** The tags bar; records each visited page. */
 export function TagsView() {
   const { t } = useTranslation();
   const navigate = useNavigate();

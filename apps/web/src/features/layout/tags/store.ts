@@ -28,6 +28,7 @@ interface TagsState {
   closeAll: () => void;
 }
 
+/** Zustand store of the visited-page tags. */
 export const useTags = create<TagsState>((set) => ({
   views: AFFIX,
   visit: (view) =>

@@ -44,6 +44,7 @@ function idsWithChildren(nodes: MenuNode[]): number[] {
   return nodes.flatMap((n) => (n.children ? [n.id, ...idsWithChildren(n.children)] : []));
 }
 
+/** The menu management view. */
 export default function MenuListPage() {
   const { t, i18n } = useTranslation();
   const lang = currentLang();

@@ -130,6 +130,8 @@ const enUS: Resources = {
     viewLoadFailed: 'The page failed to load. Refresh to try again.',
   },
   cockpit: {
+    /** dayjs format of the live clock. */
+    clockFormat: 'ddd, D MMM YYYY HH:mm:ss',
     title: 'Energy-storage operations cockpit',
     toConsole: 'Open console',
     toLogin: 'Sign in',

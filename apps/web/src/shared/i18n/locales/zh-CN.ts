@@ -129,6 +129,8 @@ const zhCN = {
     viewLoadFailed: '页面加载失败，请刷新重试。',
   },
   cockpit: {
+    /** dayjs format of the live clock. */
+    clockFormat: 'YYYY年M月D日 dddd HH:mm:ss',
     title: '储能运营驾驶舱',
     toConsole: '进入控制台',
     toLogin: '登录',
