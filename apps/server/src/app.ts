@@ -22,6 +22,7 @@ import { registerAuthHook } from './http/auth-hook';
 import { failure, registerEnvelope } from './http/envelope';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
+import { registryRoutes } from './modules/registry/registry-routes';
 import { userRoutes } from './modules/user/user-routes';
 
 declare module 'fastify' {
@@ -95,6 +96,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     await api.register(userRoutes);
     await api.register(employeeRoutes);
     await api.register(menuRoutes);
+    await api.register(registryRoutes);
   });
 
   registerConsole(app, config.webDistDir);

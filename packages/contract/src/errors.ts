@@ -35,6 +35,14 @@ export const ErrorCode = {
   DEVICE_NOT_CONNECTED: 3033,
   DEVICE_OFFLINE: 3034,
   DEVICE_SEND_FAILED: 3035,
+  /** ours: the site does not exist (or is outside the caller's companies). */
+  SITE_NOT_FOUND: 3036,
+  /** ours: a site with devices cannot be deleted. */
+  SITE_HAS_DEVICES: 3037,
+  /** ours: a gateway with devices reporting through it cannot be deleted or demoted. */
+  GATEWAY_HAS_DEVICES: 3038,
+  /** ours: the site code is taken. */
+  SITE_CODE_EXISTS: 3039,
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
   DEPARTMENT_NOT_FOUND: 5000,
@@ -96,6 +104,13 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   3033: { zh: '设备未连接', en: 'Device not connected' },
   3034: { zh: '设备离线', en: 'Device offline' },
   3035: { zh: '向设备发送数据异常', en: 'Sending data to the device failed' },
+  3036: { zh: '站点不存在', en: 'Site not found' },
+  3037: { zh: '站点下还有设备，不能删除', en: 'The site still has devices and cannot be deleted' },
+  3038: {
+    zh: '还有设备经此网关上报，不能删除',
+    en: 'Devices still report through this gateway; it cannot be deleted',
+  },
+  3039: { zh: '站点编码已存在', en: 'Site code already exists' },
   3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
   3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
   5000: { zh: '部门不存在', en: 'Department not found' },

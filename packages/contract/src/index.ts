@@ -4,6 +4,7 @@
 export * from './api/employee';
 export * from './api/envelope';
 export * from './api/menu';
+export * from './api/registry';
 export * from './api/user';
 export * from './device/points';
 export * from './device/protocol';

@@ -13,3 +13,16 @@ export const ApiPath = {
   updateEmail: '/api-bms/employee/updateEmail',
   menuList: '/api-bms/menu/menuList',
 } as const;
+
+/** Devices issue: sites and devices (paths ours; spec §2 names the screen only). */
+export const RegistryPath = {
+  sitePageList: '/api-bms/site/pageList',
+  siteSave: '/api-bms/site/save',
+  siteUpdate: '/api-bms/site/update',
+  siteDelete: '/api-bms/site/delete',
+  devicePageList: '/api-bms/device/pageList',
+  deviceSave: '/api-bms/device/save',
+  deviceUpdate: '/api-bms/device/update',
+  deviceDelete: '/api-bms/device/delete',
+  deviceResetSecret: '/api-bms/device/resetSecret',
+} as const;

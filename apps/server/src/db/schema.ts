@@ -9,8 +9,10 @@
 import {
   boolean,
   char,
+  doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   text,
@@ -230,3 +232,168 @@ export const loginThrottle = pgTable('login_throttle', {
   windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull().defaultNow(),
   lockedUntil: timestamp('locked_until', { withTimezone: true }),
 });
+
+/**
+ * A storage site (station) of a company (spec §2 "site configuration"). Coordinates are WGS84
+ * degrees; `timezone` is an IANA name used for local days and ToU periods.
+ */
+export const site = pgTable(
+  'site',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    address: text('address'),
+    timezone: text('timezone').notNull().default('Asia/Shanghai'),
+    latitude: doublePrecision('latitude'),
+    longitude: doublePrecision('longitude'),
+    /** Part of the simulated demo fleet (its gateways get fresh secrets at every start). */
+    isDemo: boolean('is_demo').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('site_code_uq').on(t.code), index('site_company_idx').on(t.companyId)],
+);
+
+/**
+ * A device of a site (spec §3: SN, type, MQTT client ID, connection address, port). A gateway
+ * (`gatewayId` null, usually the EMS) holds the MQTT connection and its secret; the other
+ * devices report through it (docs/device-protocol.md).
+ */
+export const device = pgTable(
+  'device',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id),
+    /** The device this one reports through; null for a gateway. */
+    gatewayId: integer('gateway_id'),
+    sn: text('sn').notNull(),
+    /** ems | pcs | bms | meter | pv | air_conditioner | env_sensor */
+    type: text('type').notNull(),
+    model: text('model'),
+    ratedPowerKw: doublePrecision('rated_power_kw'),
+    capacityKwh: doublePrecision('capacity_kwh'),
+    mqttClientId: text('mqtt_client_id'),
+    /** Field-bus address of the device (e.g. its Modbus-TCP IP) and port. */
+    connAddress: text('conn_address'),
+    connPort: integer('conn_port'),
+    firmwareVersion: text('firmware_version'),
+    /** SHA-256 hex of the gateway's MQTT secret (256-bit random, so a fast hash suffices). */
+    secretHash: text('secret_hash'),
+    secretIssuedAt: timestamp('secret_issued_at', { withTimezone: true }),
+    online: boolean('online').notNull().default(false),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    /** lwt | clean | timeout, while offline */
+    offlineReason: text('offline_reason'),
+    statusChangedAt: timestamp('status_changed_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('device_sn_uq').on(t.sn),
+    index('device_site_idx').on(t.siteId),
+    index('device_gateway_idx').on(t.gatewayId),
+  ],
+);
+
+/**
+ * Raw telemetry, one row per device and device timestamp: the message's points as JSON
+ * (`{"p_kw": -49.8, …}`). Wide rows keep storage near 25–35 bytes per point, and the primary
+ * key (device_id, ts) both serves range reads and makes QoS 1 redeliveries idempotent.
+ * Partitioned by month of `ts` in the migration (docs/architecture.md "Telemetry store").
+ */
+export const telemetry = pgTable(
+  'telemetry',
+  {
+    deviceId: integer('device_id').notNull(),
+    ts: timestamp('ts', { withTimezone: true }).notNull(),
+    points: jsonb('points').$type<Record<string, number>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.ts] })],
+);
+
+/**
+ * Rollups of every numeric point per device over 15-minute, hourly and (site-local) daily
+ * buckets, maintained as data arrives: count, sum, min, max and the first/last value with their
+ * times (first/last give energy per bucket from registers that only grow).
+ */
+export const telemetryRollup = pgTable(
+  'telemetry_rollup',
+  {
+    deviceId: integer('device_id').notNull(),
+    /** 900, 3600 or 86400 */
+    bucketS: integer('bucket_s').notNull(),
+    bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
+    point: text('point').notNull(),
+    n: integer('n').notNull(),
+    sum: doublePrecision('sum').notNull(),
+    min: doublePrecision('min').notNull(),
+    max: doublePrecision('max').notNull(),
+    firstTs: timestamp('first_ts', { withTimezone: true }).notNull(),
+    firstValue: doublePrecision('first_value').notNull(),
+    lastTs: timestamp('last_ts', { withTimezone: true }).notNull(),
+    lastValue: doublePrecision('last_value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.bucketS, t.point, t.bucketStart] })],
+);
+
+/** Latest value of every point per device, for instant reads (merged as messages arrive). */
+export const deviceLatest = pgTable('device_latest', {
+  deviceId: integer('device_id').primaryKey(),
+  ts: timestamp('ts', { withTimezone: true }).notNull(),
+  points: jsonb('points').$type<Record<string, number>>().notNull(),
+  /** Per-point device timestamps (UTC ms), so a late message never overwrites a newer value. */
+  pointTs: jsonb('point_ts').$type<Record<string, number>>().notNull(),
+  cells: jsonb('cells').$type<{ u_v?: number[]; t_c?: number[] }>(),
+  cellsTs: timestamp('cells_ts', { withTimezone: true }),
+});
+
+/** Alarm events as devices report them (spec §3: EMS number, report time, event type, alarm type, level, content). */
+export const alarmEvent = pgTable(
+  'alarm_event',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id').notNull(),
+    siteId: integer('site_id').notNull(),
+    deviceId: integer('device_id').notNull(),
+    /** The gateway whose message carried it, and the message id + index: idempotency key. */
+    gatewayId: integer('gateway_id').notNull(),
+    msgId: text('msg_id').notNull(),
+    msgIndex: integer('msg_index').notNull(),
+    ts: timestamp('ts', { withTimezone: true }).notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /** produce | disappear */
+    kind: text('kind').notNull(),
+    code: text('code').notNull(),
+    /** warning | fault */
+    level: text('level').notNull(),
+    content: text('content').notNull(),
+    value: doublePrecision('value'),
+  },
+  (t) => [
+    uniqueIndex('alarm_event_msg_uq').on(t.gatewayId, t.msgId, t.msgIndex),
+    index('alarm_event_site_ts_idx').on(t.siteId, t.ts),
+    index('alarm_event_company_ts_idx').on(t.companyId, t.ts),
+  ],
+);
+
+/** Online/offline changes of gateways, with the reason (lwt, clean, timeout). */
+export const deviceConnectionLog = pgTable(
+  'device_connection_log',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    deviceId: integer('device_id').notNull(),
+    ts: timestamp('ts', { withTimezone: true }).notNull().defaultNow(),
+    online: boolean('online').notNull(),
+    reason: text('reason'),
+  },
+  (t) => [index('device_connection_log_device_ts_idx').on(t.deviceId, t.ts)],
+);

@@ -1,0 +1,154 @@
+/**
+ * Sites and devices (spec §2 "site configuration" `/deviceconfig`, §3 devices: SN, type, MQTT
+ * client ID, connection address, port). Lists take `{pageNum, pageSize, …filters}` and answer
+ * `{list, total}` (design §4).
+ */
+import { z } from 'zod';
+import { DEVICE_TYPES, OFFLINE_REASONS, SN_PATTERN } from '../device/protocol';
+import { IPV4_PATTERN } from '../validation';
+import { userInfoEcho } from './envelope';
+
+const id = z.number().int().positive();
+const trimmed = (max: number) => z.string().trim().min(1).max(max);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+
+export const pageQuery = {
+  userInfo: userInfoEcho,
+  pageNum: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(500).default(20),
+};
+
+/** IANA time zone names we accept for sites (validated with Intl on both ends). */
+export const timezoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'unknown IANA time zone');
+
+export const siteInput = z.object({
+  userInfo: userInfoEcho,
+  code: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{2,32}$/, '2–32 letters, digits, _ or -'),
+  name: trimmed(64),
+  address: optionalText(200),
+  timezone: timezoneSchema.default('Asia/Shanghai'),
+  latitude: z.number().min(-90).max(90).nullish(),
+  longitude: z.number().min(-180).max(180).nullish(),
+  /** Owning company; defaults to the caller's. Must be within the caller's scope. */
+  companyId: id.optional(),
+});
+export type SiteInput = z.infer<typeof siteInput>;
+
+export const siteUpdate = siteInput.extend({ id });
+export const idRequest = z.object({ userInfo: userInfoEcho, id });
+
+export const siteListRequest = z.object({
+  ...pageQuery,
+  keyword: z.string().trim().max(64).optional(),
+  companyId: id.optional(),
+});
+
+export const siteRowSchema = z.object({
+  id,
+  companyId: id,
+  companyName: z.string(),
+  code: z.string(),
+  name: z.string(),
+  address: z.string().nullable(),
+  timezone: z.string(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  isDemo: z.boolean(),
+  deviceCount: z.number().int(),
+  onlineGateways: z.number().int(),
+  gateways: z.number().int(),
+  /** Sum of storage capacity (BMS, else EMS) in kWh. */
+  capacityKwh: z.number(),
+  /** Sum of PCS rated power in kW. */
+  ratedPowerKw: z.number(),
+});
+export type SiteRow = z.infer<typeof siteRowSchema>;
+export const siteListResponse = z.object({ list: z.array(siteRowSchema), total: z.number().int() });
+
+export const deviceInput = z
+  .object({
+    userInfo: userInfoEcho,
+    siteId: id,
+    sn: z.string().trim().regex(SN_PATTERN, '4–40 letters, digits, _ or -'),
+    type: z.enum(DEVICE_TYPES),
+    model: optionalText(64),
+    /** The gateway it reports through; absent/null = it is a gateway itself. */
+    gatewayId: id.nullish(),
+    ratedPowerKw: z.number().positive('number must be greater than 0').max(1_000_000).nullish(),
+    capacityKwh: z.number().positive('number must be greater than 0').max(10_000_000).nullish(),
+    mqttClientId: optionalText(64),
+    connAddress: z
+      .string()
+      .trim()
+      .nullish()
+      .transform((v) => (v ? v : null))
+      .refine((v) => v === null || IPV4_PATTERN.test(v), 'please enter the correct Ip address'),
+    connPort: z.number().int().min(1).max(65535).nullish(),
+  })
+  .strip();
+export type DeviceInput = z.infer<typeof deviceInput>;
+export const deviceUpdate = deviceInput.extend({ id });
+
+export const deviceListRequest = z.object({
+  ...pageQuery,
+  siteId: id.optional(),
+  type: z.enum(DEVICE_TYPES).optional(),
+  keyword: z.string().trim().max(64).optional(),
+  online: z.boolean().optional(),
+});
+
+export const deviceRowSchema = z.object({
+  id,
+  companyId: id,
+  siteId: id,
+  siteName: z.string(),
+  gatewayId: id.nullable(),
+  gatewaySn: z.string().nullable(),
+  sn: z.string(),
+  type: z.enum(DEVICE_TYPES),
+  model: z.string().nullable(),
+  ratedPowerKw: z.number().nullable(),
+  capacityKwh: z.number().nullable(),
+  mqttClientId: z.string().nullable(),
+  connAddress: z.string().nullable(),
+  connPort: z.number().int().nullable(),
+  firmwareVersion: z.string().nullable(),
+  hasSecret: z.boolean(),
+  /** For gateways: own connection; for devices behind one: the gateway's. */
+  online: z.boolean(),
+  lastSeenAt: z.number().int().nullable(),
+  offlineReason: z.enum(OFFLINE_REASONS).nullable(),
+});
+export type DeviceRow = z.infer<typeof deviceRowSchema>;
+export const deviceListResponse = z.object({ list: z.array(deviceRowSchema), total: z.number().int() });
+
+/** Answer of device save (gateways) and resetSecret: the secret is shown once, never stored in clear. */
+export const deviceSecretResponse = z.object({
+  id,
+  sn: z.string(),
+  mqttClientId: z.string(),
+  /** MQTT username (= SN) and password (= secret). */
+  username: z.string(),
+  secret: z.string(),
+});
+export const deviceSaveResponse = z.object({ id, secret: deviceSecretResponse.nullable() });
