@@ -2,8 +2,9 @@
  * Menus by role (spec §2, §3, §6): `user/getLanguageMenu` in both languages and filtered by the
  * caller's enabled roles, `user/getPermission`, and `menu/menuList` for menu management.
  *
- * Menu rows: seeded 100 System (directory, sort 900) > 101 Menus (page, sort 40), plus
- * 102/103 buttons under 101, and 200 Monitoring (directory, sort 100) > 201 zdjk (page, sort 10).
+ * Rows used by name: the seeded directory 100 System (sort 900) > page 101 Menus, and the test's
+ * own rows (TEST_MENU): buttons under 101, directory Monitoring (sort 50) > page zdjk. Other
+ * seeded rows may exist; assertions about "every menu" compare with the table itself.
  */
 import {
   ApiPath,
@@ -14,28 +15,38 @@ import {
 } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { role, roleMenu } from '../src/db/schema';
+import { menu, role, roleMenu } from '../src/db/schema';
 import { call, signIn } from './support/client';
-import { addCompany, addExtraMenus, addRole, addStaff, conforms } from './support/fixtures';
+import { addCompany, addExtraMenus, addRole, addStaff, conforms, TEST_MENU } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
-/** `id(child id, …)` outline of a tree, e.g. `['200(201)', '100(101)']`. */
+const { addButton, deleteButton, monitor, zdjk } = TEST_MENU;
+
+/** `id(child id, …)` outline of a tree, e.g. `['20200(20201)', '100(101)']`. */
 function outline(items: readonly MenuItem[]): string[] {
   return items.map((m) => (m.children.length ? `${m.id}(${outline(m.children).join(',')})` : String(m.id)));
+}
+
+function flatten(items: readonly MenuItem[]): MenuItem[] {
+  return items.flatMap((m) => [m, ...flatten(m.children)]);
 }
 
 describe.each(engines)('menus and permissions on %s', (engine) => {
   let ctx: TestContext;
   let adminToken: string;
   let companyId: number;
+  /** Every stored menu row. */
+  let rows: (typeof menu.$inferSelect)[];
   beforeAll(async () => {
     ctx = await createTestApp(engine);
     await addExtraMenus(ctx.database.db);
+    rows = await ctx.database.db.select().from(menu);
     adminToken = (await signIn(ctx.app)).token;
     companyId = (await addCompany(ctx.database.db)).id;
   });
   afterAll(async () => ctx?.close());
 
+  const byId = (id: number) => rows.find((r) => r.id === id)!;
   const languageMenu = async (token: string, language?: string) => {
     const answer = await call(ctx.app, ApiPath.getLanguageMenu, language ? { language } : {}, { token });
     expect(answer.code).toBe(0);
@@ -51,28 +62,48 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
     const staff = await addStaff(ctx.database.db, { companyId, roleIds });
     return (await signIn(ctx.app, staff.account, staff.password)).token;
   };
+  /** Checks that `tree` holds every directory and page, nested by parentId, in sort order. */
+  const expectEveryMenu = (tree: readonly MenuItem[]) => {
+    const nodes = flatten(tree);
+    const expected = rows.filter((r) => r.type !== 'button').map((r) => r.id);
+    expect(nodes.map((n) => n.id).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+    for (const n of nodes) {
+      for (const c of n.children) expect(c.parentId).toBe(n.id);
+      const sorts = n.children.map((c) => byId(c.id).sort);
+      expect(sorts).toEqual([...sorts].sort((a, b) => a - b));
+    }
+    const rootSorts = tree.map((r) => byId(r.id).sort);
+    expect(rootSorts).toEqual([...rootSorts].sort((a, b) => a - b));
+  };
 
   describe('user/getLanguageMenu', () => {
-    it("'cn' answers Chinese titles, 'en' English, in sort order, without buttons", async () => {
+    it("'cn' answers Chinese titles, 'en' English; every menu for the administrator, no buttons", async () => {
       const cn = await languageMenu(adminToken, 'cn');
-      expect(outline(cn)).toEqual(['200(201)', '100(101)']);
-      expect(cn.map((m) => m.meta.title)).toEqual(['监控中心', '系统管理']);
-      expect(cn.flatMap((m) => m.children.map((c) => c.meta.title))).toEqual(['站点监控', '菜单管理']);
+      expectEveryMenu(cn);
+      for (const n of flatten(cn)) expect(n.meta.title).toBe(byId(n.id).titleZh);
+      expect(outline(cn)).toEqual(
+        expect.arrayContaining([`${monitor}(${zdjk})`, expect.stringMatching(/^100\(101\b/)]),
+      );
+      // Monitoring (sort 50) comes before System (sort 900).
+      expect(cn.findIndex((m) => m.id === monitor)).toBeLessThan(cn.findIndex((m) => m.id === 100));
+      expect(flatten(cn).find((m) => m.id === 100)?.meta.title).toBe('系统管理');
+      expect(flatten(cn).find((m) => m.id === zdjk)?.meta.title).toBe('站点监控');
+
       const en = await languageMenu(adminToken, 'en');
-      expect(outline(en)).toEqual(['200(201)', '100(101)']);
-      expect(en.map((m) => m.meta.title)).toEqual(['Monitoring', 'System']);
-      expect(en.flatMap((m) => m.children.map((c) => c.meta.title))).toEqual(['Site monitoring', 'Menus']);
-      const all = [...en, ...en.flatMap((m) => m.children)];
-      expect(all.some((m) => m.type === 'button')).toBe(false);
+      expect(outline(en)).toEqual(outline(cn));
+      for (const n of flatten(en)) expect(n.meta.title).toBe(byId(n.id).titleEn);
+      expect(flatten(en).find((m) => m.id === 100)?.meta.title).toBe('System');
+      expect(flatten(en).find((m) => m.id === 101)?.meta.title).toBe('Menus');
+      expect(flatten(en).some((m) => m.type === 'button' || m.id === addButton)).toBe(false);
     });
 
     it("defaults to 'cn'", async () => {
-      expect((await languageMenu(adminToken))[0]?.meta.title).toBe('监控中心');
+      expect(await languageMenu(adminToken)).toEqual(await languageMenu(adminToken, 'cn'));
     });
 
     it('answers the entry fields the console builds routes from', async () => {
-      const [monitor, system] = await languageMenu(adminToken, 'en');
-      expect(system).toMatchObject({
+      const all = flatten(await languageMenu(adminToken, 'en'));
+      expect(all.find((m) => m.id === 100)).toMatchObject({
         id: 100,
         parentId: null,
         path: '/system',
@@ -84,17 +115,16 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
         hidden: false,
         type: 'directory',
       });
-      expect(system?.children[0]).toMatchObject({
+      expect(all.find((m) => m.id === 101)).toMatchObject({
         id: 101,
         parentId: 100,
         path: 'menu',
         component: 'system/menu/index',
         perms: 'system:menu:list',
         meta: { title: 'Menus', icon: 'MenuOutlined', keepAlive: false, noCache: true, breadcrumb: true },
-        children: [],
       });
       // 'zdjk' pages are kept alive by default (spec §2).
-      expect(monitor?.children[0]?.meta).toMatchObject({ keepAlive: true, noCache: false });
+      expect(all.find((m) => m.id === zdjk)?.meta).toMatchObject({ keepAlive: true, noCache: false });
     });
 
     it.each(['zh', 'fr', 'EN', ''])("answers -100 for language '%s'", async (language) => {
@@ -110,8 +140,9 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
 
     it('an employee granted only page 101 gets directory 100 and page 101', async () => {
       const token = await staffToken([await addRole(ctx.database.db, { companyId, menuIds: [101] })]);
-      const menu = await languageMenu(token, 'en');
-      expect(outline(menu)).toEqual(['100(101)']);
+      const tree = await languageMenu(token, 'en');
+      expect(outline(tree)).toEqual(['100(101)']);
+      expect(tree[0]?.meta.title).toBe('System');
       expect(await permissions(token)).toEqual(['system:menu:list']);
     });
 
@@ -128,7 +159,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
 
     it('a disabled role grants nothing, not even an administrator role', async () => {
       const db = ctx.database.db;
-      const disabled = await addRole(db, { companyId, menuIds: [101, 201], status: 'disabled' });
+      const disabled = await addRole(db, { companyId, menuIds: [101, zdjk], status: 'disabled' });
       const disabledAdmin = await addRole(db, { companyId, isAdmin: true, status: 'disabled' });
       const staff = await addStaff(db, { companyId, roleIds: [disabled, disabledAdmin] });
       const s = await signIn(ctx.app, staff.account, staff.password);
@@ -139,32 +170,29 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
 
     it('an administrator role of any company gets every menu and *:*:*', async () => {
       const token = await staffToken([await addRole(ctx.database.db, { companyId, isAdmin: true })]);
-      expect(outline(await languageMenu(token))).toEqual(['200(201)', '100(101)']);
-      expect(await permissions(token)).toEqual([
-        '*:*:*',
-        'monitor:site:list',
-        'system:menu:add',
-        'system:menu:delete',
-        'system:menu:list',
-      ]);
+      expectEveryMenu(await languageMenu(token));
+      const everyPerm = [...new Set(rows.map((r) => r.perms).filter((p): p is string => !!p))];
+      expect(await permissions(token)).toEqual(['*:*:*', ...everyPerm].sort());
     });
 
     it('granted buttons never appear in the tree but their perms are permissions', async () => {
-      const token = await staffToken([await addRole(ctx.database.db, { companyId, menuIds: [101, 102] })]);
-      const menu = await languageMenu(token, 'en');
-      expect(outline(menu)).toEqual(['100(101)']);
-      expect(menu[0]?.children[0]?.children).toEqual([]);
-      expect(await permissions(token)).toEqual(['system:menu:add', 'system:menu:list']);
+      const token = await staffToken([
+        await addRole(ctx.database.db, { companyId, menuIds: [101, addButton] }),
+      ]);
+      const tree = await languageMenu(token, 'en');
+      expect(outline(tree)).toEqual(['100(101)']);
+      expect(tree[0]?.children[0]?.children).toEqual([]);
+      expect(await permissions(token)).toEqual(['system:menu:list', 'test:menu:add']);
     });
 
     it('several roles add up', async () => {
       const db = ctx.database.db;
       const token = await staffToken([
         await addRole(db, { companyId, menuIds: [101] }),
-        await addRole(db, { companyId, menuIds: [201] }),
+        await addRole(db, { companyId, menuIds: [zdjk] }),
       ]);
-      expect(outline(await languageMenu(token))).toEqual(['200(201)', '100(101)']);
-      expect(await permissions(token)).toEqual(['monitor:site:list', 'system:menu:list']);
+      expect(outline(await languageMenu(token))).toEqual([`${monitor}(${zdjk})`, '100(101)']);
+      expect(await permissions(token)).toEqual(['system:menu:list', 'test:site:list']);
     });
 
     it('a change of grants or role status shows at the next call', async () => {
@@ -172,8 +200,8 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       const roleId = await addRole(db, { companyId, menuIds: [101] });
       const token = await staffToken([roleId]);
       expect(outline(await languageMenu(token))).toEqual(['100(101)']);
-      await db.insert(roleMenu).values({ roleId, menuId: 201 });
-      expect(outline(await languageMenu(token))).toEqual(['200(201)', '100(101)']);
+      await db.insert(roleMenu).values({ roleId, menuId: zdjk });
+      expect(outline(await languageMenu(token))).toEqual([`${monitor}(${zdjk})`, '100(101)']);
       await db.update(role).set({ status: 'disabled' }).where(eq(role.id, roleId));
       expect(await languageMenu(token)).toEqual([]);
       expect(await permissions(token)).toEqual([]);
@@ -181,13 +209,12 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
 
     it('getUserInfo answers the same menu and permissions as the menu and permission calls', async () => {
       const db = ctx.database.db;
-      const staff = await addStaff(db, {
-        companyId,
-        roleIds: [await addRole(db, { companyId, menuIds: [102, 201] })],
-      });
+      const roleId = await addRole(db, { companyId, menuIds: [101, deleteButton, zdjk] });
+      const staff = await addStaff(db, { companyId, roleIds: [roleId] });
       const s = await signIn(ctx.app, staff.account, staff.password);
       expect(s.info.menuList).toEqual(await languageMenu(s.token, 'cn'));
       expect(s.info.permissions).toEqual(await permissions(s.token));
+      expect(s.info.permissions).toEqual(['system:menu:list', 'test:menu:delete', 'test:site:list']);
       expect(s.info.isAdmin).toBe(false);
     });
   });
@@ -197,7 +224,13 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       const perms = await permissions(adminToken);
       expect(perms).toEqual([...perms].sort());
       expect(perms).toEqual(
-        expect.arrayContaining(['*:*:*', 'system:menu:list', 'system:menu:add', 'monitor:site:list']),
+        expect.arrayContaining([
+          '*:*:*',
+          'system:menu:list',
+          'test:menu:add',
+          'test:menu:delete',
+          'test:site:list',
+        ]),
       );
     });
 
@@ -211,20 +244,26 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       const answer = await call(ctx.app, ApiPath.menuList, {}, { token: adminToken });
       expect(answer.code).toBe(0);
       const { list } = conforms(menuListResponse, answer.data);
-      expect(list.map((r) => r.id)).toEqual([102, 103, 201, 101, 200, 100]);
-      expect(list.map((r) => r.sort)).toEqual([1, 2, 10, 40, 100, 900]);
+      expect(list.map((r) => r.id).sort((a, b) => a - b)).toEqual(
+        rows.map((r) => r.id).sort((a, b) => a - b),
+      );
+      for (let i = 1; i < list.length; i++) {
+        const [a, b] = [list[i - 1]!, list[i]!];
+        expect(a.sort < b.sort || (a.sort === b.sort && a.id < b.id), `${a.id} before ${b.id}`).toBe(true);
+      }
       expect(list.find((r) => r.id === 100)).toMatchObject({
         titleZh: '系统管理',
         titleEn: 'System',
         type: 'directory',
         parentId: null,
+        sort: 900,
       });
-      expect(list.find((r) => r.id === 102)).toMatchObject({
+      expect(list.find((r) => r.id === addButton)).toMatchObject({
         titleZh: '新增菜单',
         titleEn: 'Add menu',
         type: 'button',
         parentId: 101,
-        perms: 'system:menu:add',
+        perms: 'test:menu:add',
       });
       for (const row of list) {
         expect(row.titleZh).not.toBe('');

@@ -141,31 +141,37 @@ export async function addStaff(
   return { account, password, userId, employeeId, companyId };
 }
 
-/** Menu rows beyond the two seeded ones (100 System, 101 Menus), for filtering tests. */
+/**
+ * Menu rows of the tests, beside the seeded ones (ids below 10000 are reserved for seed
+ * migrations, so these use 20000+): two buttons under the seeded page 101 (System > Menus), and
+ * a directory "Monitoring" (sort 50, before System's 900) holding a 'zdjk' page.
+ */
+export const TEST_MENU = { addButton: 20102, deleteButton: 20103, monitor: 20200, zdjk: 20201 } as const;
+
 export const EXTRA_MENUS = [
   {
-    id: 102,
+    id: TEST_MENU.addButton,
     parentId: 101,
     type: 'button',
     sort: 1,
     titleZh: '新增菜单',
     titleEn: 'Add menu',
-    perms: 'system:menu:add',
+    perms: 'test:menu:add',
   },
   {
-    id: 103,
+    id: TEST_MENU.deleteButton,
     parentId: 101,
     type: 'button',
     sort: 2,
     titleZh: '删除菜单',
     titleEn: 'Delete menu',
-    perms: 'system:menu:delete',
+    perms: 'test:menu:delete',
   },
   {
-    id: 200,
+    id: TEST_MENU.monitor,
     parentId: null,
     type: 'directory',
-    sort: 100,
+    sort: 50,
     path: '/monitor',
     name: 'Monitor',
     component: 'Layout',
@@ -173,8 +179,8 @@ export const EXTRA_MENUS = [
     titleEn: 'Monitoring',
   },
   {
-    id: 201,
-    parentId: 200,
+    id: TEST_MENU.zdjk,
+    parentId: TEST_MENU.monitor,
     type: 'page',
     sort: 10,
     path: 'zdjk',
@@ -182,7 +188,7 @@ export const EXTRA_MENUS = [
     component: 'zdjk/index',
     titleZh: '站点监控',
     titleEn: 'Site monitoring',
-    perms: 'monitor:site:list',
+    perms: 'test:site:list',
   },
 ] as const satisfies (typeof menu.$inferInsert)[];
 
