@@ -4,17 +4,12 @@
  */
 import { useEffect, useRef } from 'react';
 import { useLocation } from 'react-router';
-import { MOBILE_BREAKPOINT_PX } from '@/shared/config';
-import { useFrame } from './store';
-
-function isMobileWidth(): boolean {
-  return document.body.getBoundingClientRect().width - 1 < MOBILE_BREAKPOINT_PX;
-}
+import { isMobileWidth, useFrame } from './store';
 
 /** Keeps the device type in sync with the window width and closes the sidebar as above. */
 export function useResponsive(): void {
   const { pathname } = useLocation();
-  const wasMobile = useRef<boolean | null>(null);
+  const wasMobile = useRef<boolean>(useFrame.getState().device === 'mobile');
 
   useEffect(() => {
     const check = () => {
@@ -22,7 +17,7 @@ export function useResponsive(): void {
       const mobile = isMobileWidth();
       const { setDevice, closeSidebar } = useFrame.getState();
       setDevice(mobile ? 'mobile' : 'desktop');
-      if (mobile && wasMobile.current !== true) closeSidebar(true);
+      if (mobile && !wasMobile.current) closeSidebar(true);
       wasMobile.current = mobile;
     };
     check();
