@@ -51,7 +51,6 @@ CREATE TABLE "device_latest" (
 	"device_id" integer PRIMARY KEY NOT NULL,
 	"ts" timestamp with time zone NOT NULL,
 	"points" jsonb NOT NULL,
-	"point_ts" jsonb NOT NULL,
 	"cells" jsonb,
 	"cells_ts" timestamp with time zone
 );
@@ -78,8 +77,8 @@ CREATE TABLE "telemetry" (
 ) PARTITION BY RANGE ("ts");
 --> statement-breakpoint
 -- Hand-edited: raw telemetry is partitioned by month of ts. The server creates monthly
--- partitions ahead of time and drops those past retention (telemetry/partitions.ts); rows
--- outside every monthly partition land in the default one.
+-- partitions ahead of time and drops those past retention (devices/telemetry-partitions.ts);
+-- rows outside every monthly partition land in the default one.
 CREATE TABLE "telemetry_default" PARTITION OF "telemetry" DEFAULT;
 --> statement-breakpoint
 CREATE TABLE "telemetry_rollup" (

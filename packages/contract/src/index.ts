@@ -1,8 +1,11 @@
 /**
  * @ess/contract: what the console and the server agree on. Nothing here imports app code.
  */
+
+export * from './api/dashboard';
 export * from './api/employee';
 export * from './api/envelope';
+export * from './api/live';
 export * from './api/menu';
 export * from './api/registry';
 export * from './api/user';

@@ -26,3 +26,8 @@ export const RegistryPath = {
   deviceDelete: '/api-bms/device/delete',
   deviceResetSecret: '/api-bms/device/resetSecret',
 } as const;
+
+/** Devices issue: the operational overview (path ours). */
+export const DashboardPath = {
+  overview: '/api-bms/dashboard/overview',
+} as const;

@@ -345,13 +345,14 @@ export const telemetryRollup = pgTable(
   (t) => [primaryKey({ columns: [t.deviceId, t.bucketS, t.point, t.bucketStart] })],
 );
 
-/** Latest value of every point per device, for instant reads (merged as messages arrive). */
+/**
+ * Latest value of every point per device, for instant reads. Merged as messages arrive: a newer
+ * message overrides the points it carries; a late (older) one only fills points not yet known.
+ */
 export const deviceLatest = pgTable('device_latest', {
   deviceId: integer('device_id').primaryKey(),
   ts: timestamp('ts', { withTimezone: true }).notNull(),
   points: jsonb('points').$type<Record<string, number>>().notNull(),
-  /** Per-point device timestamps (UTC ms), so a late message never overwrites a newer value. */
-  pointTs: jsonb('point_ts').$type<Record<string, number>>().notNull(),
   cells: jsonb('cells').$type<{ u_v?: number[]; t_c?: number[] }>(),
   cellsTs: timestamp('cells_ts', { withTimezone: true }),
 });

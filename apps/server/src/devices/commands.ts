@@ -1,0 +1,96 @@
+/**
+ * Commands to gateways and their replies (docs/device-protocol.md "cmd and cmd/reply"):
+ * each command gets an id; the reply with that id resolves it; no reply within
+ * COMMAND_TIMEOUT_MS fails it with 3035.
+ * Errors: 3030 unknown SN, 3031 not a gateway, 3034 gateway offline, 3035 sending failed or
+ * no reply in time.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  COMMAND_TIMEOUT_MS,
+  type CommandName,
+  type CommandPayload,
+  deviceTopic,
+  ErrorCode,
+  PROTOCOL_VERSION,
+  type ReplyPayload,
+  replyPayload,
+} from '@ess/contract';
+import { ApiError } from '../http/api-error';
+import type { ConnectionTracker } from './connection-tracker';
+import type { DeviceDirectory } from './device-directory';
+
+/** What a transport must offer to send a command. */
+export type Publish = (topic: string, payload: string, options: { qos: 1; retain: boolean }) => Promise<void>;
+
+interface Waiting {
+  resolve(reply: ReplyPayload): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class CommandService {
+  private waiting = new Map<string, Waiting>();
+
+  constructor(
+    private readonly directory: DeviceDirectory,
+    private readonly tracker: ConnectionTracker,
+    private publish: Publish,
+    private readonly timeoutMs = COMMAND_TIMEOUT_MS,
+  ) {}
+
+  setPublisher(publish: Publish): void {
+    this.publish = publish;
+  }
+
+  /** Sends `name` to gateway `sn` and waits for its reply. */
+  async send(sn: string, name: CommandName, params: Record<string, unknown>): Promise<ReplyPayload> {
+    const gateway = await this.directory.lookup(sn);
+    if (!gateway) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND);
+    if (!gateway.isGateway) throw new ApiError(ErrorCode.DEVICE_NO_MQTT_CONFIG);
+    if (!this.tracker.isOnline(gateway.deviceId)) throw new ApiError(ErrorCode.DEVICE_OFFLINE);
+    const command: CommandPayload = { v: PROTOCOL_VERSION, id: `c-${randomUUID()}`, ts: Date.now(), name, params };
+    const reply = new Promise<ReplyPayload>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(command.id);
+        reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, 'no reply'));
+      }, this.timeoutMs);
+      timer.unref();
+      this.waiting.set(command.id, { resolve, reject, timer });
+    });
+    try {
+      await this.publish(deviceTopic(sn, 'cmd'), JSON.stringify(command), { qos: 1, retain: false });
+    } catch (err) {
+      const w = this.waiting.get(command.id);
+      if (w) clearTimeout(w.timer);
+      this.waiting.delete(command.id);
+      throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, (err as Error).message);
+    }
+    return reply;
+  }
+
+  /** A message on `ess/v1/<sn>/cmd/reply`; unknown or malformed replies are ignored. */
+  handleReply(payload: Buffer): void {
+    let parsed: ReturnType<typeof replyPayload.safeParse>;
+    try {
+      parsed = replyPayload.safeParse(JSON.parse(payload.toString('utf8')));
+    } catch {
+      return;
+    }
+    if (!parsed.success) return;
+    const w = this.waiting.get(parsed.data.id);
+    if (!w) return;
+    clearTimeout(w.timer);
+    this.waiting.delete(parsed.data.id);
+    w.resolve(parsed.data);
+  }
+
+  /** Fails every waiting command (shutdown). */
+  close(): void {
+    for (const [id, w] of this.waiting) {
+      clearTimeout(w.timer);
+      w.reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, 'server stopping'));
+      this.waiting.delete(id);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Online/offline state of gateways (docs/device-protocol.md "status"): from birth and death
+ * messages on the retained status topic, the embedded broker's disconnects, and a heartbeat
+ * timeout (nothing received for HEARTBEAT_TIMEOUT_MS → offline "timeout"). Devices behind a
+ * gateway share its state. Every change is written to `device` and `device_connection_log`.
+ */
+import { HEARTBEAT_TIMEOUT_MS, MAX_CLOCK_SKEW_MS, type OfflineReason, statusPayload } from '@ess/contract';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/database';
+import { device, deviceConnectionLog } from '../db/schema';
+import type { DeviceDirectory, DirectoryEntry } from './device-directory';
+
+export interface StatusChange {
+  deviceId: number;
+  siteId: number;
+  online: boolean;
+  reason: OfflineReason | null;
+  at: number;
+}
+
+export class ConnectionTracker {
+  private online = new Map<number, boolean>();
+  private lastSeen = new Map<number, number>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly directory: DeviceDirectory,
+    private readonly log: FastifyBaseLogger,
+    private readonly hooks: { onChange?(change: StatusChange): void; onClockSkew?(gateway: DirectoryEntry): void } = {},
+    private readonly heartbeatTimeoutMs = HEARTBEAT_TIMEOUT_MS,
+  ) {}
+
+  /** Loads the stored state and starts the heartbeat sweep. */
+  async start(sweepEveryMs = 15_000): Promise<void> {
+    const rows = await this.db
+      .select({ id: device.id, online: device.online, lastSeenAt: device.lastSeenAt })
+      .from(device)
+      .where(isNull(device.gatewayId));
+    const now = Date.now();
+    for (const r of rows) {
+      this.online.set(r.id, r.online);
+      // A gateway marked online before a restart gets one full timeout to show up again.
+      this.lastSeen.set(r.id, r.online ? now : (r.lastSeenAt?.getTime() ?? 0));
+    }
+    this.sweepTimer = setInterval(() => void this.sweep(), sweepEveryMs);
+    this.sweepTimer.unref();
+  }
+
+  stop(): void {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+  }
+
+  isOnline(gatewayId: number): boolean {
+    return this.online.get(gatewayId) ?? false;
+  }
+
+  /** Any valid message counts as a heartbeat; an offline gateway comes back online. */
+  seen(gateway: DirectoryEntry): void {
+    this.lastSeen.set(gateway.deviceId, Date.now());
+    if (!this.isOnline(gateway.deviceId)) void this.change(gateway, true, null);
+  }
+
+  /** A message on `ess/v1/<sn>/status`; malformed ones are logged and ignored. */
+  async handleStatus(gateway: DirectoryEntry, payload: Buffer): Promise<void> {
+    let parsed: ReturnType<typeof statusPayload.safeParse>;
+    try {
+      parsed = statusPayload.safeParse(JSON.parse(payload.toString('utf8')));
+    } catch {
+      this.log.warn({ sn: gateway.sn }, 'malformed status message ignored');
+      return;
+    }
+    if (!parsed.success) {
+      this.log.warn({ sn: gateway.sn }, 'malformed status message ignored');
+      return;
+    }
+    const status = parsed.data;
+    if (status.online) {
+      this.lastSeen.set(gateway.deviceId, Date.now());
+      if (status.firmware) {
+        await this.db.update(device).set({ firmwareVersion: status.firmware }).where(eq(device.id, gateway.deviceId));
+      }
+      if (Math.abs(status.ts - Date.now()) > MAX_CLOCK_SKEW_MS) this.hooks.onClockSkew?.(gateway);
+      await this.change(gateway, true, null, true);
+    } else {
+      await this.change(gateway, false, status.reason ?? 'lwt');
+    }
+  }
+
+  /** The embedded broker lost the client without a death message. */
+  async disconnected(gateway: DirectoryEntry): Promise<void> {
+    if (this.isOnline(gateway.deviceId)) await this.change(gateway, false, 'clean');
+  }
+
+  private async sweep(): Promise<void> {
+    const cutoff = Date.now() - this.heartbeatTimeoutMs;
+    for (const [id, isOnline] of this.online) {
+      if (!isOnline || (this.lastSeen.get(id) ?? 0) >= cutoff) continue;
+      const gateway = this.directory.byDeviceId(id);
+      if (gateway) await this.change(gateway, false, 'timeout');
+    }
+  }
+
+  private async change(gateway: DirectoryEntry, online: boolean, reason: OfflineReason | null, force = false): Promise<void> {
+    const was = this.isOnline(gateway.deviceId);
+    if (was === online && !force) return;
+    this.online.set(gateway.deviceId, online);
+    if (was === online) return;
+    const at = new Date();
+    try {
+      await this.db.transaction(async (tx) => {
+        await tx
+          .update(device)
+          .set({ online, offlineReason: online ? null : reason, statusChangedAt: at, ...(online ? { lastSeenAt: at } : {}) })
+          .where(and(eq(device.id, gateway.deviceId)));
+        await tx.insert(deviceConnectionLog).values({ deviceId: gateway.deviceId, ts: at, online, reason });
+      });
+    } catch (err) {
+      this.log.error({ err, sn: gateway.sn }, 'could not store a connection change');
+    }
+    this.log.info({ sn: gateway.sn, online, reason }, 'gateway connection changed');
+    this.hooks.onChange?.({ deviceId: gateway.deviceId, siteId: gateway.siteId, online, reason, at: at.getTime() });
+  }
+}

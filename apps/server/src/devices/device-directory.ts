@@ -1,0 +1,86 @@
+/**
+ * SN → registry facts, cached in memory for the ingest hot path (one query per refresh, not per
+ * message). Refreshed every few seconds and on demand after registry changes, so a device added
+ * in the console can connect within seconds.
+ */
+import type { DeviceType } from '@ess/contract';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { device, site } from '../db/schema';
+
+export interface DirectoryEntry {
+  deviceId: number;
+  sn: string;
+  type: DeviceType;
+  siteId: number;
+  companyId: number;
+  /** The gateway it reports through; its own id for a gateway. */
+  gatewayId: number;
+  isGateway: boolean;
+  secretHash: string | null;
+  mqttClientId: string | null;
+  timezone: string;
+}
+
+export class DeviceDirectory {
+  private bySn = new Map<string, DirectoryEntry>();
+  private byId = new Map<number, DirectoryEntry>();
+  private loadedAt = 0;
+  private loading: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxAgeMs = 5_000,
+  ) {}
+
+  /** Reloads now (after a registry change). */
+  async refresh(): Promise<void> {
+    this.loading ??= this.load().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  /** The entry of `sn`, reloading first when the cache is older than `maxAgeMs`. */
+  async lookup(sn: string): Promise<DirectoryEntry | undefined> {
+    if (Date.now() - this.loadedAt > this.maxAgeMs) await this.refresh();
+    return this.bySn.get(sn);
+  }
+
+  /** Cached entry without reloading (hot path inside a batch). */
+  cached(sn: string): DirectoryEntry | undefined {
+    return this.bySn.get(sn);
+  }
+
+  byDeviceId(id: number): DirectoryEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  private async load(): Promise<void> {
+    const rows = await this.db
+      .select({ device, timezone: site.timezone })
+      .from(device)
+      .innerJoin(site, eq(site.id, device.siteId));
+    const bySn = new Map<string, DirectoryEntry>();
+    const byId = new Map<number, DirectoryEntry>();
+    for (const { device: d, timezone } of rows) {
+      const entry: DirectoryEntry = {
+        deviceId: d.id,
+        sn: d.sn,
+        type: d.type as DeviceType,
+        siteId: d.siteId,
+        companyId: d.companyId,
+        gatewayId: d.gatewayId ?? d.id,
+        isGateway: d.gatewayId === null,
+        secretHash: d.secretHash,
+        mqttClientId: d.mqttClientId,
+        timezone,
+      };
+      bySn.set(d.sn, entry);
+      byId.set(d.id, entry);
+    }
+    this.bySn = bySn;
+    this.byId = byId;
+    this.loadedAt = Date.now();
+  }
+}
