@@ -1,0 +1,296 @@
+/**
+ * Two-level BMS / PCS / environment alarms with hysteresis.
+ *
+ * Each rule watches one measured value. A `high` rule becomes active when the value reaches
+ * `on` and clears only when it falls below `off` (`off < on`); a `low` rule mirrors that. The
+ * warning and fault levels of one code are separate rules with their own thresholds, so an
+ * overcharge reads: warning produced, fault produced, …, fault disappears, warning disappears
+ * (event kinds `produce`/`disappear`, spec §3 and docs/device-protocol.md "event").
+ *
+ * Thresholds follow the cell datasheets and common BMS/PCS practice (shared/data/README.md: LFP
+ * charge limit 3.65 V, cut-off 2.5 V; two alarm levels per quantity as in the OpenEMS Soltaro
+ * BMS register map; PCS grid over-voltage and over-temperature as in Sungrow's fault list).
+ * Grid over-voltage: warning at 1.10 Un, trip at 1.15 Un (GB/T 34120 / NB/T 32004 style
+ * protection bands).
+ */
+import type { AlarmLevel, DeviceType } from '@ess/contract';
+import type { EquipmentProfile } from './profiles';
+
+/** Values the rules look at, computed by the site model after each step. */
+export interface AlarmInputs {
+  cellMaxV: number;
+  /** 1-based cell positions for the messages. */
+  cellMaxNo: number;
+  cellMinV: number;
+  cellMinNo: number;
+  cellMaxT: number;
+  cellMaxTNo: number;
+  cellDiffMv: number;
+  socPct: number;
+  igbtC: number;
+  /** Highest phase voltage, V. */
+  gridVMax: number;
+  smoke: number;
+  water: number;
+  door: number;
+  acFault: number;
+}
+
+export interface AlarmRule {
+  code: string;
+  device: DeviceType;
+  level: AlarmLevel;
+  direction: 'high' | 'low';
+  on: number;
+  off: number;
+  input: keyof AlarmInputs;
+  unit: string;
+  /** Human label (English; the console translates by code). */
+  label: string;
+  /** Position (e.g. cell number) named in the message. */
+  where?: keyof AlarmInputs;
+}
+
+/** An alarm raised or cleared during a step. */
+export interface AlarmEvent {
+  device: DeviceType;
+  kind: 'produce' | 'disappear';
+  code: string;
+  level: AlarmLevel;
+  content: string;
+  value: number;
+}
+
+/** Key of an active alarm in the site state. */
+export const alarmKey = (code: string, level: AlarmLevel): string => `${code}/${level}`;
+
+/** The alarm rules of a site with equipment `p`. */
+export function alarmRules(p: EquipmentProfile): AlarmRule[] {
+  const un = p.acPhaseV;
+  const r = (
+    code: string,
+    device: DeviceType,
+    level: AlarmLevel,
+    direction: 'high' | 'low',
+    on: number,
+    off: number,
+    input: keyof AlarmInputs,
+    unit: string,
+    label: string,
+    where?: keyof AlarmInputs,
+  ): AlarmRule => ({
+    code,
+    device,
+    level,
+    direction,
+    on,
+    off,
+    input,
+    unit,
+    label,
+    ...(where ? { where } : {}),
+  });
+  return [
+    r(
+      'bms.cell_overvoltage',
+      'bms',
+      'warning',
+      'high',
+      3.6,
+      3.55,
+      'cellMaxV',
+      'V',
+      'Cell overvoltage',
+      'cellMaxNo',
+    ),
+    r(
+      'bms.cell_overvoltage',
+      'bms',
+      'fault',
+      'high',
+      p.cellMaxV,
+      3.45,
+      'cellMaxV',
+      'V',
+      'Cell overvoltage',
+      'cellMaxNo',
+    ),
+    r(
+      'bms.cell_undervoltage',
+      'bms',
+      'warning',
+      'low',
+      2.8,
+      2.9,
+      'cellMinV',
+      'V',
+      'Cell undervoltage',
+      'cellMinNo',
+    ),
+    r(
+      'bms.cell_undervoltage',
+      'bms',
+      'fault',
+      'low',
+      p.cellMinV,
+      2.8,
+      'cellMinV',
+      'V',
+      'Cell undervoltage',
+      'cellMinNo',
+    ),
+    r(
+      'bms.cell_overtemperature',
+      'bms',
+      'warning',
+      'high',
+      50,
+      47,
+      'cellMaxT',
+      '°C',
+      'Cell overtemperature',
+      'cellMaxTNo',
+    ),
+    r(
+      'bms.cell_overtemperature',
+      'bms',
+      'fault',
+      'high',
+      55,
+      50,
+      'cellMaxT',
+      '°C',
+      'Cell overtemperature',
+      'cellMaxTNo',
+    ),
+    r(
+      'bms.cell_voltage_diff',
+      'bms',
+      'warning',
+      'high',
+      200,
+      150,
+      'cellDiffMv',
+      'mV',
+      'Cell voltage difference',
+    ),
+    r(
+      'bms.cell_voltage_diff',
+      'bms',
+      'fault',
+      'high',
+      400,
+      300,
+      'cellDiffMv',
+      'mV',
+      'Cell voltage difference',
+    ),
+    r(
+      'bms.soc_high',
+      'bms',
+      'warning',
+      'high',
+      p.socCeilingPct + 0.5,
+      p.socCeilingPct,
+      'socPct',
+      '%',
+      'SOC high',
+    ),
+    r(
+      'bms.soc_high',
+      'bms',
+      'fault',
+      'high',
+      p.socCeilingPct + 2,
+      p.socCeilingPct + 0.5,
+      'socPct',
+      '%',
+      'SOC high',
+    ),
+    r('bms.soc_low', 'bms', 'warning', 'low', p.socFloorPct - 1, p.socFloorPct, 'socPct', '%', 'SOC low'),
+    r('bms.soc_low', 'bms', 'fault', 'low', 1, 3, 'socPct', '%', 'SOC low'),
+    r('pcs.over_temperature', 'pcs', 'warning', 'high', 85, 80, 'igbtC', '°C', 'PCS IGBT over-temperature'),
+    r('pcs.over_temperature', 'pcs', 'fault', 'high', 95, 85, 'igbtC', '°C', 'PCS IGBT over-temperature'),
+    r(
+      'pcs.grid_overvoltage',
+      'pcs',
+      'warning',
+      'high',
+      1.1 * un,
+      1.08 * un,
+      'gridVMax',
+      'V',
+      'Grid overvoltage',
+    ),
+    r(
+      'pcs.grid_overvoltage',
+      'pcs',
+      'fault',
+      'high',
+      1.15 * un,
+      1.1 * un,
+      'gridVMax',
+      'V',
+      'Grid overvoltage',
+    ),
+    r('env.smoke', 'env_sensor', 'fault', 'high', 1, 0.5, 'smoke', '', 'Smoke detected'),
+    r('env.water', 'env_sensor', 'fault', 'high', 1, 0.5, 'water', '', 'Water detected'),
+    r('env.door_open', 'env_sensor', 'warning', 'high', 1, 0.5, 'door', '', 'Cabinet door open'),
+    r('ac.fault', 'air_conditioner', 'warning', 'high', 1, 0.5, 'acFault', '', 'Air conditioner fault'),
+  ];
+}
+
+function fmt(value: number, unit: string): string {
+  if (unit === '') return '';
+  const digits = unit === 'V' && Math.abs(value) < 10 ? 3 : unit === 'mV' ? 0 : 1;
+  return ` ${value.toFixed(digits)} ${unit}`;
+}
+
+function message(rule: AlarmRule, inputs: AlarmInputs, kind: 'produce' | 'disappear'): string {
+  const value = inputs[rule.input];
+  const where = rule.where ? ` (cell ${inputs[rule.where]})` : '';
+  if (kind === 'produce') {
+    const cmp = rule.direction === 'high' ? '≥' : '≤';
+    const limit = rule.unit === '' ? '' : `, limit ${cmp}${fmt(rule.on, rule.unit)}`;
+    return `${rule.label}${where}:${fmt(value, rule.unit) || ' active'}${limit}`;
+  }
+  return `${rule.label} cleared:${fmt(value, rule.unit) || ' normal'}`;
+}
+
+/**
+ * Evaluates `rules` against `inputs`, given the keys of the alarms active before. Returns the
+ * new active keys (sorted) and the produce/disappear events, faults after warnings when both
+ * are raised in one step and in the reverse order when cleared.
+ */
+export function evaluateAlarms(
+  rules: readonly AlarmRule[],
+  activeBefore: readonly string[],
+  inputs: AlarmInputs,
+): { active: string[]; events: AlarmEvent[] } {
+  const before = new Set(activeBefore);
+  const active: string[] = [];
+  const produced: AlarmEvent[] = [];
+  const cleared: AlarmEvent[] = [];
+  for (const rule of rules) {
+    const key = alarmKey(rule.code, rule.level);
+    const v = inputs[rule.input];
+    const was = before.has(key);
+    const high = rule.direction === 'high';
+    const now = was ? (high ? v >= rule.off : v <= rule.off) : high ? v >= rule.on : v <= rule.on;
+    if (now) active.push(key);
+    if (now !== was) {
+      const kind = now ? 'produce' : 'disappear';
+      const ev: AlarmEvent = {
+        device: rule.device,
+        kind,
+        code: rule.code,
+        level: rule.level,
+        content: message(rule, inputs, kind),
+        value: Math.round(v * 1000) / 1000,
+      };
+      (now ? produced : cleared).push(ev);
+    }
+  }
+  active.sort();
+  return { active, events: [...produced, ...cleared.reverse()] };
+}

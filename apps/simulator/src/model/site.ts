@@ -1,0 +1,710 @@
+/**
+ * One simulated storage site: EMS, PCS, BMS with its cells, grid meter, optional PV,
+ * environment sensor and air conditioner. Pure and clock-free:
+ *
+ *     step(state, dtS, simTimeMs) → { state, readings, events, flows }
+ *
+ * `simTimeMs` is the site's clock (UTC ms) at the end of the step and `dtS` the step length in
+ * seconds; the input state is never modified. Randomness comes from the seeded generator whose
+ * state travels in `state.rng`, so the same seed, spec and step sequence give the same readings.
+ *
+ * Models (units in names; sign convention of the protocol: PCS/battery power + = discharging,
+ * − = charging; grid meter + = import):
+ *
+ * - Stored energy: E += −P_dc·Δt with P_dc = P_ac·η when charging (P_ac < 0) and P_ac/η when
+ *   discharging; SOC = E / (nominal energy × SOH). η per profile (0.95 each way, ≥ 90 % round
+ *   trip, vendor sheets).
+ * - Cells: each series position i has a fixed capacity offset c_i, SOC offset q_i, resistance
+ *   factor r_i and cooling factor g_i drawn from the seed (so the same cells are high or low on
+ *   every run). Cell SOC_i = (SOC + q_i)/(1 + c_i); u_i = OCV(SOC_i) − I·R_i(T_i) (see ocv.ts);
+ *   pack voltage = Σ u_i; pack current I = P_dc / U_pack.
+ * - BMS limits: the largest current that keeps every cell between 2.90 V and 3.55 V at the end
+ *   of the step (a CV-like taper well inside the 2.5/3.65 V hard limits), 0 outside the SOC
+ *   window, derated below 10 °C and above 45 °C, and 0 in the direction of an active fault
+ *   (cell over/under-voltage, SOC high/low, over-temperature, voltage difference).
+ * - EMS: the schedule (schedule.ts) gives a setpoint; it respects the PCS rating and the BMS
+ *   limits, never steps the SOC past the window, and (anti-backflow, C&I and household) never
+ *   discharges more than the site consumes.
+ * - Thermal: cells heat by I²R and exchange heat with the cabinet air; the cabinet exchanges
+ *   heat with the outside and with the air conditioner (cooling above `cooling_start_c`,
+ *   heating below `heating_start_c`, 3 K hysteresis). Linear first-order parts are integrated
+ *   exactly (exponential), so any step length is stable.
+ * - PCS AC side: three-phase voltages around the nominal phase voltage with slow drift and a
+ *   fixed unbalance, I = S/(3·U) per phase (single-phase: I = S/U), small reactive power,
+ *   frequency 50 Hz with mean-reverting noise, IGBT temperature rising with (P/P_rated)².
+ * - Site: load from the BDEW profile (load.ts) plus the air conditioner's consumption, PV from
+ *   the clear-sky model (solar.ts) times a daily cloudiness, grid P = load − PV − P_pcs.
+ * - Registers (PCS charge/discharge, meter import/export, PV) integrate power and only grow.
+ * - Alarms: alarms.ts, evaluated after each step on the new values.
+ */
+import type { PointValues } from '@ess/contract';
+import {
+  type AlarmEvent,
+  type AlarmInputs,
+  type AlarmRule,
+  alarmKey,
+  alarmRules,
+  evaluateAlarms,
+} from './alarms';
+import { type BdewProfile, profileLoadKw } from './load';
+import { lfpOcv, resistanceTempFactor } from './ocv';
+import { type EquipmentProfile, nominalEnergyKwh, PROFILES, type ProfileId } from './profiles';
+import { deriveSeed, ouStep, Rng } from './random';
+import { activePeriod, defaultSchedule, type SchedulePeriod } from './schedule';
+import { pvPowerKw } from './solar';
+import { localTime } from './time';
+import { type Climate, dailyCycleK, indoorRhPct, outdoorRhPct, seasonalMeanC } from './weather';
+
+/** What the model needs to know about a site (a subset of the fleet's site record). */
+export interface SiteSpec {
+  siteCode: string;
+  /** IANA zone, e.g. `Asia/Shanghai`. */
+  timezone: string;
+  latitude: number;
+  longitude: number;
+  profile: ProfileId;
+  /** Installed PV, kWp (0 = none). */
+  pvKwp: number;
+  /** Annual consumption of the site's load, kWh. */
+  annualLoadKwh: number;
+  climate: Climate;
+  /** The EMS never discharges into the grid (anti-backflow). Default true except for containers. */
+  antiBackflow?: boolean;
+}
+
+/** Faults that `injectFault` can provoke (tests, demos). */
+export const FAULT_KINDS = [
+  /** EMS forces charging at full power and the BMS taper/SOC ceiling fails; only hard protection acts. */
+  'overcharge',
+  /** EMS forces discharging at full power and the BMS taper/SOC floor fails. */
+  'overdischarge',
+  /** One cell develops an internal heat source (≈ 40 K rise over the cabinet air). */
+  'cell_overtemperature',
+  /** One cell's connection degrades (15× resistance): cell voltage difference under current. */
+  'cell_imbalance',
+  /** The PCS cooling fan fails: the IGBTs run hot and the PCS trips. */
+  'pcs_over_temperature',
+  /** Grid voltage 16 % above nominal: the PCS trips. */
+  'grid_overvoltage',
+  'smoke',
+  'water',
+  'door_open',
+  /** The air conditioner stops working. */
+  'ac_fault',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Fixed per-site parameters (derived once from spec and seed; never changed by `step`). */
+export interface SiteParams {
+  spec: SiteSpec;
+  profile: EquipmentProfile;
+  load: BdewProfile;
+  sohPct: number;
+  /** Usable stored energy at 100 % SOC, kWh (nominal × SOH). */
+  capacityKwh: number;
+  /** Per cell (series position): relative capacity offset c_i. */
+  cellCapOffset: Float64Array;
+  /** SOC offset q_i, %. */
+  cellSocOffsetPct: Float64Array;
+  /** Resistance factor r_i. */
+  cellResFactor: Float64Array;
+  /** Cooling (conductance) factor g_i. */
+  cellCondFactor: Float64Array;
+  /** Fixed reading offset of each cell's temperature sensor, K. */
+  cellSensorOffsetK: Float64Array;
+  /** Cell (0-based) affected by the cell faults. */
+  faultCell: number;
+  rules: AlarmRule[];
+  /** Standard deviation of the relative load noise. */
+  loadNoise: number;
+  /** Probability per day of a maintenance visit that opens the door. */
+  doorVisitChance: number;
+  /** Fixed relative unbalance of the three phase voltages. */
+  phaseUnbalance: [number, number, number];
+  antiBackflow: boolean;
+}
+
+/** Energy registers, kWh; they only grow. */
+export interface Registers {
+  pcsChargeKwh: number;
+  pcsDischargeKwh: number;
+  importKwh: number;
+  exportKwh: number;
+  pvKwh: number;
+}
+
+export interface SiteState {
+  params: SiteParams;
+  /** Site clock at the last step, UTC ms. */
+  timeMs: number;
+  rng: number[];
+  /** Stored energy, kWh (SOC × capacity). */
+  energyKwh: number;
+  /** Cell (series position) temperatures, °C. */
+  cellTempC: Float64Array;
+  cabinetC: number;
+  igbtC: number;
+  /** 0 off, 1 cooling, 2 heating (point `state` of the air conditioner). */
+  acState: 0 | 1 | 2;
+  coolingStartC: number;
+  heatingStartC: number;
+  schedule: SchedulePeriod[];
+  faults: FaultKind[];
+  /** Active alarm keys (`code/level`). */
+  alarms: string[];
+  registers: Registers;
+  /** Mean-reverting noise states. */
+  noise: {
+    weatherK: number;
+    rh: number;
+    load: number;
+    cloud: number;
+    freq: number;
+    volt: number;
+    q: number;
+    ins: number;
+  };
+  /** Draws made once per local day. */
+  day: { index: number; clearness: number; doorFromMin: number; doorToMin: number };
+  /** Last PCS power, kW (+ discharging). */
+  pKw: number;
+}
+
+/** Readings of one step, per device type (standard point names, docs/device-protocol.md). */
+export interface SiteReadings {
+  ems: PointValues;
+  pcs: PointValues;
+  bms: PointValues;
+  meter: PointValues;
+  /** Present only when the site has PV. */
+  pv?: PointValues;
+  air_conditioner: PointValues;
+  env_sensor: PointValues;
+  /** Per-cell voltages (V) and temperatures (°C), cell order. */
+  cells: { u_v: number[]; t_c: number[] };
+}
+
+/** Unrounded power flows of the step, kW (for checks). */
+export interface StepFlows {
+  loadKw: number;
+  pvKw: number;
+  /** PCS AC power, + discharging. */
+  pcsKw: number;
+  /** Battery (DC, stored-energy side) power, + discharging. */
+  dcKw: number;
+  /** Grid meter power, + import. */
+  gridKw: number;
+  setpointKw: number;
+  chargeLimitKw: number;
+  dischargeLimitKw: number;
+  ambientC: number;
+}
+
+export interface StepResult {
+  state: SiteState;
+  readings: SiteReadings;
+  events: AlarmEvent[];
+  flows: StepFlows;
+}
+
+export interface CreateSiteOptions {
+  seed: number;
+  /** Site clock at creation, UTC ms. */
+  startTimeMs: number;
+  /** The BDEW profile table for the site's load (G25 for C&I and containers, H25 for households). */
+  load: BdewProfile;
+  initialSocPct?: number;
+}
+
+/** Cell taper targets of the BMS (V): well inside the 2.5 / 3.65 V hard limits. */
+export const TAPER_CHARGE_V = 3.55;
+export const TAPER_DISCHARGE_V = 2.9;
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+const POW10 = [1, 10, 100, 1000, 10000];
+const round = (x: number, digits: number) => {
+  const f = POW10[digits]!;
+  const r = Math.round(x * f) / f;
+  return r === 0 ? 0 : r; // no -0 in JSON
+};
+
+/** Creates the state of a site at `startTimeMs`; deterministic in `seed` and `spec.siteCode`. */
+export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
+  const profile = PROFILES[spec.profile];
+  const r = Rng.fromSeed(deriveSeed(opts.seed, `${spec.siteCode}/params`));
+  const n = profile.seriesCells;
+  const sohPct = round(r.range(95.5, 99.5), 1);
+  const capOff = new Float64Array(n);
+  const socOff = new Float64Array(n);
+  const resF = new Float64Array(n);
+  const condF = new Float64Array(n);
+  const sensor = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    capOff[i] = clamp(0.004 * r.normal(), -0.012, 0.012);
+    socOff[i] = clamp(0.4 * r.normal(), -1.2, 1.2);
+    resF[i] = clamp(1 + 0.04 * r.normal(), 0.88, 1.12);
+    // cells in the middle of a module are cooled less than those at its ends
+    condF[i] = clamp(1 + 0.1 * r.normal() + 0.08 * Math.cos((2 * Math.PI * i) / 24), 0.7, 1.3);
+    sensor[i] = clamp(0.3 * r.normal(), -0.8, 0.8);
+  }
+  const household = spec.profile === 'household_10kwh';
+  const params: SiteParams = {
+    spec,
+    profile,
+    load: opts.load,
+    sohPct,
+    capacityKwh: (nominalEnergyKwh(profile) * sohPct) / 100,
+    cellCapOffset: capOff,
+    cellSocOffsetPct: socOff,
+    cellResFactor: resF,
+    cellCondFactor: condF,
+    cellSensorOffsetK: sensor,
+    faultCell: r.int(0, n - 1),
+    rules: alarmRules(profile),
+    loadNoise: household ? 0.25 : 0.05,
+    doorVisitChance: household ? 0.05 : 0.15,
+    phaseUnbalance: [0.004 * r.normal(), 0.004 * r.normal(), 0.004 * r.normal()],
+    antiBackflow: spec.antiBackflow ?? spec.profile !== 'container_5mwh',
+  };
+
+  const lt = localTime(spec.timezone, opts.startTimeMs);
+  const ambient = seasonalMeanC(spec.climate, lt.dayOfYear) + dailyCycleK(spec.climate, lt.minuteOfDay);
+  const cabinetC = clamp(ambient + 3, 12, 27);
+  const socPct = opts.initialSocPct ?? round(r.range(30, 70), 1);
+  const years = r.range(0.5, 2.5);
+  const cycles = years * r.range(250, 330);
+  const cap = params.capacityKwh;
+  const eff = profile.efficiency;
+  const discharged = cycles * cap * 0.9;
+  return {
+    params,
+    timeMs: opts.startTimeMs,
+    rng: Rng.fromSeed(deriveSeed(opts.seed, `${spec.siteCode}/run`)).state(),
+    energyKwh: (cap * socPct) / 100,
+    cellTempC: Float64Array.from({ length: n }, () => cabinetC + r.range(0, 1)),
+    cabinetC,
+    igbtC: cabinetC + 5,
+    acState: 0,
+    coolingStartC: 28,
+    heatingStartC: 10,
+    schedule: defaultSchedule(profile.ratedPowerKw, profile.socFloorPct, profile.socCeilingPct),
+    faults: [],
+    alarms: [],
+    registers: {
+      pcsChargeKwh: round(discharged / eff / eff, 1),
+      pcsDischargeKwh: round(discharged, 1),
+      importKwh: round(spec.annualLoadKwh * years * 0.8, 1),
+      exportKwh: round(spec.pvKwp * years * 60, 1),
+      pvKwh: round(spec.pvKwp * years * 1100, 1),
+    },
+    noise: { weatherK: 2 * r.normal(), rh: 0, load: 0, cloud: 0, freq: 0, volt: 0, q: 0, ins: 0 },
+    day: { index: -1, clearness: 1, doorFromMin: -1, doorToMin: -1 },
+    pKw: 0,
+  };
+}
+
+/** SOC of the site, % (unclamped: above 100 only after a forced overcharge). */
+export function socPct(state: SiteState): number {
+  return (100 * state.energyKwh) / state.params.capacityKwh;
+}
+
+/** Returns the state with fault `kind` injected (idempotent). */
+export function injectFault(state: SiteState, kind: FaultKind): SiteState {
+  if (state.faults.includes(kind)) return state;
+  return { ...state, faults: [...state.faults, kind].sort() };
+}
+
+/** Returns the state without fault `kind` (or without any injected fault). */
+export function clearFault(state: SiteState, kind?: FaultKind): SiteState {
+  return { ...state, faults: kind ? state.faults.filter((f) => f !== kind) : [] };
+}
+
+/** Returns the state with a new schedule (validate it with `scheduleSchema` first). */
+export function setSchedule(state: SiteState, periods: readonly SchedulePeriod[]): SiteState {
+  return { ...state, schedule: periods.map((p) => ({ ...p })) };
+}
+
+/** Returns the state with new air-conditioner thresholds, °C. */
+export function setAcThresholds(
+  state: SiteState,
+  t: { coolingStartC?: number | undefined; heatingStartC?: number | undefined },
+): SiteState {
+  return {
+    ...state,
+    coolingStartC: t.coolingStartC ?? state.coolingStartC,
+    heatingStartC: t.heatingStartC ?? state.heatingStartC,
+  };
+}
+
+function drawDay(rng: Rng, params: SiteParams, index: number): SiteState['day'] {
+  const u = rng.float();
+  const clearness = u < 0.55 ? rng.range(0.85, 1) : u < 0.8 ? rng.range(0.5, 0.85) : rng.range(0.15, 0.5);
+  let doorFromMin = -1;
+  let doorToMin = -1;
+  if (rng.chance(params.doorVisitChance)) {
+    doorFromMin = rng.int(9 * 60, 16 * 60);
+    doorToMin = doorFromMin + rng.int(5, 30);
+  }
+  return { index, clearness, doorFromMin, doorToMin };
+}
+
+/**
+ * Advances `state` by `dtS` seconds to site time `simTimeMs`. Returns the new state, the
+ * readings at the end of the step, the alarm events of the step and the exact power flows.
+ */
+export function step(state: SiteState, dtS: number, simTimeMs: number): StepResult {
+  if (!(dtS > 0)) throw new RangeError(`step: dtS must be > 0, got ${dtS}`);
+  const params = state.params;
+  const pr = params.profile;
+  const spec = params.spec;
+  const n = pr.seriesCells;
+  const faults = new Set(state.faults);
+  const alarms = new Set(state.alarms);
+  const faultActive = (code: string) => alarms.has(alarmKey(code, 'fault'));
+  const rng = Rng.fromState(state.rng);
+  const noise = { ...state.noise };
+  const lt = localTime(spec.timezone, simTimeMs);
+  const day = state.day.index === lt.dayIndex ? state.day : drawDay(rng, params, lt.dayIndex);
+
+  // ---- weather, load, PV ----
+  noise.weatherK = ouStep(rng, noise.weatherK, dtS, 2 * 86_400, 2);
+  noise.rh = ouStep(rng, noise.rh, dtS, 6 * 3600, 6);
+  noise.load = ouStep(rng, noise.load, dtS, 900, params.loadNoise);
+  noise.cloud = ouStep(rng, noise.cloud, dtS, 1200, 0.08);
+  const dailyK = dailyCycleK(spec.climate, lt.minuteOfDay);
+  const ambientC = seasonalMeanC(spec.climate, lt.dayOfYear) + dailyK + noise.weatherK;
+  const rhOut = outdoorRhPct(spec.climate, dailyK, noise.rh);
+  const clearness = clamp(day.clearness + noise.cloud, 0.05, 1);
+  const pvKw = pvPowerKw(spec.pvKwp, simTimeMs, spec.latitude, spec.longitude, clearness);
+
+  // ---- air conditioner (thermostat on the cabinet air of the previous step) ----
+  const acFault = faults.has('ac_fault');
+  let acState: 0 | 1 | 2 = 0;
+  if (!acFault) {
+    const t = state.cabinetC;
+    if (state.acState === 1) acState = t > state.coolingStartC - 3 ? 1 : 0;
+    else if (state.acState === 2) acState = t < state.heatingStartC + 3 ? 2 : 0;
+    if (acState === 0) acState = t > state.coolingStartC ? 1 : t < state.heatingStartC ? 2 : 0;
+  }
+  const acHeatW = acState === 1 ? -pr.acCoolingKw * 1000 : acState === 2 ? pr.acHeatingKw * 1000 : 0;
+  const acElectricKw = acState === 1 ? pr.acCoolingKw / pr.acCop : acState === 2 ? pr.acHeatingKw : 0;
+  const loadKw =
+    Math.max(0, profileLoadKw(params.load, spec.annualLoadKwh, lt) * Math.max(0.2, 1 + noise.load)) +
+    acElectricKw;
+
+  // ---- cells before the step; BMS current limits (A, pack = series current) ----
+  const soc0 = socPct(state);
+  const groupAh = pr.cellCapacityAh * pr.parallelCells * (params.sohPct / 100);
+  const ratedA = pr.cellMaxCurrentA * pr.parallelCells;
+  const forcedCharge = faults.has('overcharge');
+  const forcedDischarge = faults.has('overdischarge');
+  // SOC change (%) of a nominal cell at rated current over this step: the look-ahead of the taper
+  const dSocRated = (ratedA * dtS * 100) / 3600 / groupAh;
+  const imbalanced = faults.has('cell_imbalance') ? params.faultCell : -1;
+  const cellR = new Float64Array(n);
+  let ocvSum = 0;
+  let tMin = Number.POSITIVE_INFINITY;
+  let tMax = Number.NEGATIVE_INFINITY;
+  let chargeA = ratedA;
+  let dischargeA = ratedA;
+  for (let i = 0; i < n; i++) {
+    const capF = 1 + params.cellCapOffset[i]!;
+    const soc = (soc0 + params.cellSocOffsetPct[i]!) / capF;
+    const t = state.cellTempC[i]!;
+    let r = (pr.cellResistanceOhm * params.cellResFactor[i]! * resistanceTempFactor(t)) / pr.parallelCells;
+    if (i === imbalanced) r *= 15;
+    cellR[i] = r;
+    ocvSum += lfpOcv(soc);
+    if (t < tMin) tMin = t;
+    if (t > tMax) tMax = t;
+    const dSoc = dSocRated / capF;
+    if (!forcedCharge) chargeA = Math.min(chargeA, (TAPER_CHARGE_V - lfpOcv(soc + dSoc)) / r);
+    if (!forcedDischarge) dischargeA = Math.min(dischargeA, (lfpOcv(soc - dSoc) - TAPER_DISCHARGE_V) / r);
+  }
+  if (!forcedCharge) {
+    if (soc0 >= pr.socCeilingPct) chargeA = 0;
+    const cold = tMin < 0 ? 0 : tMin < 10 ? 0.3 : 1;
+    chargeA *= cold * clamp((55 - tMax) / 10, 0, 1);
+  }
+  if (!forcedDischarge) {
+    if (soc0 <= pr.socFloorPct) dischargeA = 0;
+    dischargeA *= (tMin < -20 ? 0 : 1) * clamp((60 - tMax) / 10, 0, 1);
+  }
+  if (faultActive('bms.cell_overvoltage') || faultActive('bms.soc_high')) chargeA = 0;
+  if (faultActive('bms.cell_undervoltage') || faultActive('bms.soc_low')) dischargeA = 0;
+  if (faultActive('bms.cell_overtemperature') || faultActive('bms.cell_voltage_diff')) {
+    chargeA = 0;
+    dischargeA = 0;
+  }
+  chargeA = Math.max(0, chargeA);
+  dischargeA = Math.max(0, dischargeA);
+  const chargeLimitKw = (chargeA * ocvSum) / 1000; // DC
+  const dischargeLimitKw = (dischargeA * ocvSum) / 1000; // DC
+  const eta = pr.efficiency;
+
+  // ---- EMS setpoint ----
+  const period = activePeriod(state.schedule, lt.minuteOfDay);
+  let setpointKw = 0;
+  if (forcedCharge) setpointKw = -pr.maxPowerKw;
+  else if (forcedDischarge) setpointKw = pr.maxPowerKw;
+  else if (period?.action === 'charge' && soc0 < Math.min(period.socMaxPct, pr.socCeilingPct)) {
+    setpointKw = -Math.min(period.powerKw, pr.ratedPowerKw);
+  } else if (period?.action === 'discharge' && soc0 > Math.max(period.socMinPct, pr.socFloorPct)) {
+    setpointKw = Math.min(period.powerKw, pr.ratedPowerKw);
+  }
+  if (setpointKw > 0 && params.antiBackflow && !forcedDischarge) {
+    setpointKw = Math.min(setpointKw, Math.max(0, loadKw - pvKw - 0.02 * pr.ratedPowerKw));
+  }
+  const emergencyStop = faultActive('env.smoke') || faultActive('env.water');
+  if (emergencyStop) setpointKw = 0;
+
+  // ---- PCS ----
+  const pcsTrip = emergencyStop || faultActive('pcs.over_temperature') || faultActive('pcs.grid_overvoltage');
+  let pKw = pcsTrip
+    ? 0
+    : clamp(
+        setpointKw,
+        -Math.min(pr.maxPowerKw, chargeLimitKw / eta),
+        Math.min(pr.maxPowerKw, dischargeLimitKw * eta),
+      );
+  const cap = params.capacityKwh;
+  if (!forcedCharge && pKw < 0) {
+    const roomKwh = Math.max(0, (cap * pr.socCeilingPct) / 100 - state.energyKwh);
+    pKw = Math.max(pKw, -(roomKwh * 3600) / (eta * dtS));
+  }
+  if (!forcedDischarge && pKw > 0) {
+    const availKwh = Math.max(0, state.energyKwh - (cap * pr.socFloorPct) / 100);
+    pKw = Math.min(pKw, (availKwh * eta * 3600) / dtS);
+  }
+  if (Math.abs(pKw) < 1e-6 * pr.ratedPowerKw) pKw = 0;
+  const dcKw = pKw < 0 ? pKw * eta : pKw / eta;
+  const energyKwh = state.energyKwh - (dcKw * dtS) / 3600;
+  const soc1 = (100 * energyKwh) / cap;
+
+  // ---- cells after the step ----
+  const ocv = new Float64Array(n);
+  let ocvSum1 = 0;
+  let rSum = 0;
+  for (let i = 0; i < n; i++) {
+    ocv[i] = lfpOcv((soc1 + params.cellSocOffsetPct[i]!) / (1 + params.cellCapOffset[i]!));
+    ocvSum1 += ocv[i]!;
+    rSum += cellR[i]!;
+  }
+  // P = I·U = I·(ΣOCV − I·ΣR) → I = (ΣOCV − √(ΣOCV² − 4·ΣR·P)) / (2·ΣR), + discharging
+  const pW = dcKw * 1000;
+  const disc = ocvSum1 * ocvSum1 - 4 * rSum * pW;
+  const packA = Math.abs(pW) < 1e-9 ? 0 : (ocvSum1 - Math.sqrt(Math.max(0, disc))) / (2 * rSum);
+
+  // ---- cell voltages and temperatures (first-order, integrated exactly) ----
+  const cellV = new Float64Array(n);
+  const cellTempC = new Float64Array(n);
+  const cellT = new Float64Array(n); // as the sensors read them
+  const cellC = pr.cellHeatCapacityJPerK * pr.parallelCells;
+  const gCell = pr.cellConductanceWPerK * pr.parallelCells;
+  const hotCell = faults.has('cell_overtemperature') ? params.faultCell : -1;
+  let packV = 0;
+  let gSum = 0;
+  let gtSum = 0;
+  let vMaxI = 0;
+  let vMinI = 0;
+  let tMaxI = 0;
+  let tMinI = 0;
+  for (let i = 0; i < n; i++) {
+    const v = ocv[i]! - packA * cellR[i]!;
+    cellV[i] = v;
+    packV += v;
+    const g = gCell * params.cellCondFactor[i]!;
+    let q = packA * packA * cellR[i]!;
+    if (i === hotCell) q += 40 * g;
+    const eq = state.cabinetC + q / g;
+    const t = eq + (state.cellTempC[i]! - eq) * Math.exp((-dtS * g) / cellC);
+    cellTempC[i] = t;
+    gSum += g;
+    gtSum += g * t;
+    const ts = t + params.cellSensorOffsetK[i]!;
+    cellT[i] = ts;
+    if (v > cellV[vMaxI]!) vMaxI = i;
+    if (v < cellV[vMinI]!) vMinI = i;
+    if (ts > cellT[tMaxI]!) tMaxI = i;
+    if (ts < cellT[tMinI]!) tMinI = i;
+  }
+  const gTotal = gSum + pr.enclosureUaWPerK;
+  const cabEq = (gtSum + pr.enclosureUaWPerK * ambientC + pr.enclosureBaseHeatW + acHeatW) / gTotal;
+  const cabinetC =
+    cabEq + (state.cabinetC - cabEq) * Math.exp((-dtS * gTotal) / pr.enclosureHeatCapacityJPerK);
+  const fanFailed = faults.has('pcs_over_temperature');
+  const load2 = (pKw / pr.ratedPowerKw) ** 2;
+  const igbtEq = cabinetC + 8 + (fanFailed ? 40 : 0) + pr.igbtRiseAtRatedK * load2 * (fanFailed ? 3 : 1);
+  const igbtC = igbtEq + (state.igbtC - igbtEq) * Math.exp(-dtS / 300);
+
+  // ---- grid and PCS AC values ----
+  noise.freq = ouStep(rng, noise.freq, dtS, 60, 0.02);
+  noise.volt = ouStep(rng, noise.volt, dtS, 1800, 0.012);
+  noise.q = ouStep(rng, noise.q, dtS, 600, 0.01);
+  noise.ins = ouStep(rng, noise.ins, dtS, 3 * 3600, 0.03);
+  const freqHz = 50 + noise.freq + 0.002 * rng.normal();
+  const ovf = faults.has('grid_overvoltage') ? 1.16 : 1;
+  const phaseV = params.phaseUnbalance.map(
+    (u) => pr.acPhaseV * (1 + noise.volt + u + 0.0008 * rng.normal()) * ovf,
+  ) as [number, number, number];
+  const qKvar = pKw === 0 ? 0 : noise.q * pr.ratedPowerKw;
+  const sKva = Math.hypot(pKw, qKvar);
+  const pf = sKva > 1e-9 ? Math.abs(pKw) / sKva : 1;
+  const phaseI = (s: number, u: number) => (pr.acPhases === 3 ? (s * 1000) / (3 * u) : (s * 1000) / u);
+
+  // ---- grid meter ----
+  const gridKw = loadKw - pvKw - pKw;
+  const gridQ = loadKw * 0.29 - qKvar; // site load at PF ≈ 0.96
+  const gridS = Math.hypot(gridKw, gridQ);
+  const gridPf = gridS > 1e-9 ? Math.abs(gridKw) / gridS : 1;
+
+  // ---- registers ----
+  const h = dtS / 3600;
+  const reg = state.registers;
+  const registers: Registers = {
+    pcsChargeKwh: reg.pcsChargeKwh + (pKw < 0 ? -pKw * h : 0),
+    pcsDischargeKwh: reg.pcsDischargeKwh + (pKw > 0 ? pKw * h : 0),
+    importKwh: reg.importKwh + (gridKw > 0 ? gridKw * h : 0),
+    exportKwh: reg.exportKwh + (gridKw < 0 ? -gridKw * h : 0),
+    pvKwh: reg.pvKwh + pvKw * h,
+  };
+
+  // ---- environment ----
+  const door =
+    faults.has('door_open') || (lt.minuteOfDay >= day.doorFromMin && lt.minuteOfDay < day.doorToMin) ? 1 : 0;
+  const smoke = faults.has('smoke') ? 1 : 0;
+  const water = faults.has('water') ? 1 : 0;
+  // a cooling air conditioner condenses moisture out of the cabinet air
+  const rhIn = indoorRhPct(rhOut, cabinetC - ambientC) * (acState === 1 ? 0.75 : 1);
+
+  // ---- alarms ----
+  const inputs: AlarmInputs = {
+    cellMaxV: cellV[vMaxI]!,
+    cellMaxNo: vMaxI + 1,
+    cellMinV: cellV[vMinI]!,
+    cellMinNo: vMinI + 1,
+    cellMaxT: cellT[tMaxI]!,
+    cellMaxTNo: tMaxI + 1,
+    cellDiffMv: (cellV[vMaxI]! - cellV[vMinI]!) * 1000,
+    socPct: soc1,
+    igbtC,
+    gridVMax: Math.max(...(pr.acPhases === 3 ? phaseV : [phaseV[0]])),
+    smoke,
+    water,
+    door,
+    acFault: acFault ? 1 : 0,
+  };
+  const evaluated = evaluateAlarms(params.rules, state.alarms, inputs);
+  const pcsFaultNow = evaluated.active.some((k) => k.startsWith('pcs.') && k.endsWith('/fault'));
+
+  // ---- readings ----
+  const socOut = round(soc1, 2);
+  const three = pr.acPhases === 3;
+  const uPoints = (): PointValues =>
+    three
+      ? { u_a_v: round(phaseV[0], 1), u_b_v: round(phaseV[1], 1), u_c_v: round(phaseV[2], 1) }
+      : { u_a_v: round(phaseV[0], 1) };
+  const iPoints = (s: number): PointValues =>
+    three
+      ? {
+          i_a_a: round(phaseI(s, phaseV[0]), 1),
+          i_b_a: round(phaseI(s, phaseV[1]), 1),
+          i_c_a: round(phaseI(s, phaseV[2]), 1),
+        }
+      : { i_a_a: round(phaseI(s, phaseV[0]), 1) };
+  const pcsState =
+    pcsTrip || pcsFaultNow ? 3 : pKw < -0.001 * pr.ratedPowerKw ? 1 : pKw > 0.001 * pr.ratedPowerKw ? 2 : 0;
+  const readings: SiteReadings = {
+    ems: {
+      run_mode: 0,
+      p_setpoint_kw: round(setpointKw, 2),
+      soc_pct: socOut,
+      load_kw: round(loadKw, 2),
+      pv_kw: round(pvKw, 2),
+    },
+    pcs: {
+      p_kw: round(pKw, 2),
+      q_kvar: round(qKvar, 2),
+      pf: round(pf, 3),
+      freq_hz: round(freqHz, 3),
+      ...uPoints(),
+      ...iPoints(sKva),
+      dc_u_v: round(packV, 1),
+      dc_i_a: round(packA, 1),
+      t_igbt_c: round(igbtC, 1),
+      state: pcsState,
+      e_charge_total_kwh: round(registers.pcsChargeKwh, 3),
+      e_discharge_total_kwh: round(registers.pcsDischargeKwh, 3),
+    },
+    bms: {
+      soc_pct: socOut,
+      soh_pct: params.sohPct,
+      u_pack_v: round(packV, 1),
+      i_pack_a: round(packA, 1),
+      u_cell_max_v: round(cellV[vMaxI]!, 3),
+      u_cell_min_v: round(cellV[vMinI]!, 3),
+      u_cell_max_no: vMaxI + 1,
+      u_cell_min_no: vMinI + 1,
+      u_cell_diff_mv: round(inputs.cellDiffMv, 0),
+      t_cell_max_c: round(cellT[tMaxI]!, 1),
+      t_cell_min_c: round(cellT[tMinI]!, 1),
+      t_cell_max_no: tMaxI + 1,
+      t_cell_min_no: tMinI + 1,
+      charge_limit_kw: round(chargeLimitKw, 1),
+      discharge_limit_kw: round(dischargeLimitKw, 1),
+      insulation_kohm: round(pr.insulationKohm * (1 - 0.004 * (rhIn - 50)) * (1 + noise.ins), 0),
+    },
+    meter: {
+      p_kw: round(gridKw, 2),
+      pf: round(gridPf, 3),
+      freq_hz: round(freqHz, 3),
+      ...uPoints(),
+      ...iPoints(gridS),
+      e_import_total_kwh: round(registers.importKwh, 3),
+      e_export_total_kwh: round(registers.exportKwh, 3),
+    },
+    ...(spec.pvKwp > 0 ? { pv: { p_kw: round(pvKw, 2), e_total_kwh: round(registers.pvKwh, 3) } } : {}),
+    air_conditioner: {
+      state: acState,
+      t_supply_c: round(acState === 1 ? cabinetC - 9 : acState === 2 ? cabinetC + 12 : cabinetC + 0.3, 1),
+      t_return_c: round(cabinetC, 1),
+      cooling_start_c: state.coolingStartC,
+      heating_start_c: state.heatingStartC,
+      fault: acFault ? 1 : 0,
+    },
+    env_sensor: { t_c: round(cabinetC, 1), rh_pct: round(rhIn, 1), smoke, water, door },
+    cells: { u_v: Array.from(cellV, (v) => round(v, 3)), t_c: Array.from(cellT, (t) => round(t, 1)) },
+  };
+
+  const next: SiteState = {
+    ...state,
+    timeMs: simTimeMs,
+    rng: rng.state(),
+    energyKwh,
+    cellTempC,
+    cabinetC,
+    igbtC,
+    acState,
+    alarms: evaluated.active,
+    registers,
+    noise,
+    day,
+    pKw,
+  };
+  return {
+    state: next,
+    readings,
+    events: evaluated.events,
+    flows: {
+      loadKw,
+      pvKw,
+      pcsKw: pKw,
+      dcKw,
+      gridKw,
+      setpointKw,
+      chargeLimitKw,
+      dischargeLimitKw,
+      ambientC,
+    },
+  };
+}
