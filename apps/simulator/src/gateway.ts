@@ -1,0 +1,296 @@
+/**
+ * One simulated site gateway (its EMS) on MQTT: one mqtt.js client per site, speaking device
+ * protocol v1 (docs/device-protocol.md).
+ *
+ * - Connects with client id = username = the gateway SN, password = its secret, clean session
+ *   false, keep-alive 60 s, and the protocol's last will (`{online:false, reason:'lwt'}`,
+ *   retained, QoS 1, on `ess/v1/<SN>/status`).
+ * - On every (re)connect: publishes its birth retained and subscribes to `ess/v1/<SN>/cmd`.
+ * - `advance(simNowMs)` steps the site model (fixed `stepS` of simulated time) up to the
+ *   simulation clock; publishes telemetry every `intervalS` of simulated time (BMS cell arrays
+ *   on every 5th message) and alarm events as soon as a step raises or clears them.
+ * - Answers commands on `cmd/reply` (payloads.ts `handleCommand`).
+ * - `stop()` publishes `{online:false, reason:'clean'}` retained, then disconnects.
+ *
+ * Timestamps (`ts`) are the device clock: simulation time plus the offset set by `time_sync`.
+ * Message ids come from one counter per gateway (telemetry `"<n>"`, events `"e-<n>"`).
+ * While disconnected, QoS 1 messages are queued by mqtt.js (bounded by `maxOfflineQueue`;
+ * beyond that telemetry is dropped and counted) and sent after the reconnect.
+ */
+import { deviceTopic } from '@ess/contract';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { FleetSite } from './fleet';
+import { clearFault, type FaultKind, injectFault, type SiteState, step } from './model/site';
+import { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
+
+/** Minimal logger (pino-compatible: `logger.info('text')`). */
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+/** The simulation clock shared by a fleet. */
+export interface SimClock {
+  /** Simulated seconds per real second. */
+  readonly speed: number;
+  /** Simulation time now, UTC ms. */
+  now(): number;
+}
+
+export interface GatewayStats {
+  connected: boolean;
+  connects: number;
+  telemetry: number;
+  events: number;
+  commands: number;
+  /** Messages dropped because the offline queue was full. */
+  dropped: number;
+  errors: number;
+}
+
+export interface GatewayOptions {
+  site: FleetSite;
+  url: string;
+  /** The gateway's secret (MQTT password); undefined connects without a password (test brokers). */
+  secret: string | undefined;
+  /** Initial model state (sim-site.ts `createSimSite`). */
+  state: SiteState;
+  /** Simulation clock (for command replies and time_sync); default: the model's last step time. */
+  clock?: SimClock;
+  /** Seconds of simulated time between telemetry messages (default 60). */
+  intervalS?: number;
+  /** Model step, seconds of simulated time (default 10; at most `intervalS`). */
+  stepS?: number;
+  /** BMS cell arrays on every n-th telemetry message (default 5). */
+  cellsEvery?: number;
+  maxOfflineQueue?: number;
+  logger?: Logger;
+  /** Extra mqtt.js options (e.g. `reconnectPeriod` in tests). */
+  mqtt?: Partial<IClientOptions>;
+}
+
+const MAX_STEPS_PER_ADVANCE = 20_000;
+
+export class SimGateway {
+  readonly site: FleetSite;
+  readonly sn: string;
+  readonly intervalS: number;
+  readonly stepS: number;
+  /** Current model state (read it, don't mutate it). */
+  state: SiteState;
+  /** Device clock − simulation clock, ms (set by `time_sync`). */
+  clockOffsetMs = 0;
+  readonly stats: GatewayStats = {
+    connected: false,
+    connects: 0,
+    telemetry: 0,
+    events: 0,
+    commands: 0,
+    dropped: 0,
+    errors: 0,
+  };
+
+  private readonly opts: GatewayOptions;
+  private readonly log: Logger;
+  private client: MqttClient | undefined;
+  private seq = 0;
+  private telemetryCount = 0;
+  private nextTelemetryMs: number;
+  private offlineQueued = 0;
+  private lastError = '';
+  private stopping = false;
+
+  constructor(opts: GatewayOptions) {
+    this.opts = opts;
+    this.site = opts.site;
+    this.sn = opts.site.gatewaySn;
+    this.state = opts.state;
+    this.intervalS = opts.intervalS ?? 60;
+    this.stepS = Math.min(opts.stepS ?? 10, this.intervalS);
+    if (!(this.stepS > 0) || !(this.intervalS >= 1))
+      throw new RangeError('intervalS ≥ 1 and stepS > 0 required');
+    const intervalMs = this.intervalS * 1000;
+    this.nextTelemetryMs = Math.floor(this.state.timeMs / intervalMs) * intervalMs + intervalMs;
+    this.log = opts.logger ?? silentLogger;
+  }
+
+  /** Device clock for simulation time `simMs`. */
+  deviceTime(simMs: number): number {
+    return Math.round(simMs + this.clockOffsetMs);
+  }
+
+  /**
+   * Connects. Resolves at the first successful connection or the first error (the client keeps
+   * retrying in the background); never rejects.
+   */
+  start(): Promise<void> {
+    const statusTopic = deviceTopic(this.sn, 'status');
+    const client = mqtt.connect(this.opts.url, {
+      clientId: this.sn,
+      username: this.sn,
+      ...(this.opts.secret !== undefined ? { password: this.opts.secret } : {}),
+      clean: false,
+      keepalive: 60,
+      protocolVersion: 4,
+      reconnectPeriod: 2000,
+      connectTimeout: 10_000,
+      will: {
+        topic: statusTopic,
+        payload: Buffer.from(
+          JSON.stringify(
+            buildStatus(this.site, this.deviceTime(this.state.timeMs), false, { reason: 'lwt' }),
+          ),
+        ),
+        qos: 1,
+        retain: true,
+      },
+      ...this.opts.mqtt,
+    });
+    this.client = client;
+    client.on('connect', () => {
+      this.stats.connected = true;
+      this.stats.connects++;
+      this.offlineQueued = 0;
+      this.lastError = '';
+      this.publish(
+        statusTopic,
+        buildStatus(this.site, this.deviceTime(this.state.timeMs), true, { intervalS: this.intervalS }),
+        true,
+      );
+      client.subscribe(deviceTopic(this.sn, 'cmd'), { qos: 1 }, (err) => {
+        if (err) this.fail(`subscribe failed: ${err.message}`);
+      });
+    });
+    client.on('close', () => {
+      this.stats.connected = false;
+    });
+    client.on('error', (err) => this.fail(err.message));
+    client.on('message', (topic, payload) => {
+      if (topic === deviceTopic(this.sn, 'cmd')) this.onCommand(payload);
+    });
+    return new Promise((resolve) => {
+      const done = () => {
+        client.off('connect', done);
+        client.off('error', done);
+        resolve();
+      };
+      client.on('connect', done);
+      client.on('error', done);
+    });
+  }
+
+  /**
+   * Steps the model up to simulation time `simNowMs` and publishes what falls due. Steps are
+   * aligned to multiples of `stepS`; at most 20,000 steps per call (a fleet far behind its clock
+   * catches up over several calls).
+   */
+  advance(simNowMs: number): void {
+    const stepMs = this.stepS * 1000;
+    const intervalMs = this.intervalS * 1000;
+    for (let n = 0; n < MAX_STEPS_PER_ADVANCE; n++) {
+      const t = Math.floor(this.state.timeMs / stepMs) * stepMs + stepMs;
+      if (t > simNowMs) return;
+      const r = step(this.state, (t - this.state.timeMs) / 1000, t);
+      this.state = r.state;
+      if (r.events.length > 0) {
+        this.stats.events += r.events.length;
+        const ts = this.deviceTime(t);
+        for (let i = 0; i < r.events.length; i += 64) {
+          const payload = buildEvents(this.site, r.events.slice(i, i + 64), { id: `e-${++this.seq}`, ts });
+          this.publish(deviceTopic(this.sn, 'event'), payload, false);
+        }
+      }
+      if (t >= this.nextTelemetryMs) {
+        while (this.nextTelemetryMs <= t) this.nextTelemetryMs += intervalMs;
+        this.telemetryCount++;
+        const withCells = this.telemetryCount % (this.opts.cellsEvery ?? 5) === 0;
+        const payload = buildTelemetry(this.site, r.readings, {
+          id: `${++this.seq}`,
+          ts: this.deviceTime(t),
+          withCells,
+        });
+        if (this.publish(deviceTopic(this.sn, 'telemetry'), payload, false)) this.stats.telemetry++;
+      }
+    }
+  }
+
+  injectFault(kind: FaultKind): void {
+    this.state = injectFault(this.state, kind);
+    this.log.info(`${this.sn}: fault injected: ${kind}`);
+  }
+
+  clearFault(kind?: FaultKind): void {
+    this.state = clearFault(this.state, kind);
+    this.log.info(`${this.sn}: fault cleared: ${kind ?? 'all'}`);
+  }
+
+  /** Publishes `{online:false, reason:'clean'}` (if connected) and disconnects. */
+  async stop(): Promise<void> {
+    const client = this.client;
+    if (!client || this.stopping) return;
+    this.stopping = true;
+    if (client.connected) {
+      const death = buildStatus(this.site, this.deviceTime(this.state.timeMs), false, { reason: 'clean' });
+      await Promise.race([
+        client
+          .publishAsync(deviceTopic(this.sn, 'status'), JSON.stringify(death), { qos: 1, retain: true })
+          .catch(() => {}),
+        sleep(3000),
+      ]);
+      await Promise.race([client.endAsync(), sleep(3000)]);
+    }
+    client.end(true);
+    this.stats.connected = false;
+  }
+
+  private publish(topic: string, payload: object, retain: boolean): boolean {
+    const client = this.client;
+    if (!client || this.stopping) return false;
+    if (!client.connected) {
+      if (this.offlineQueued >= (this.opts.maxOfflineQueue ?? 5000)) {
+        this.stats.dropped++;
+        return false;
+      }
+      this.offlineQueued++;
+    }
+    client.publish(topic, JSON.stringify(payload), { qos: 1, retain }, (err) => {
+      if (err && !this.stopping) this.fail(`publish to ${topic} failed: ${err.message}`);
+    });
+    return true;
+  }
+
+  private onCommand(raw: Buffer): void {
+    this.stats.commands++;
+    const out = handleCommand(
+      {
+        state: this.state,
+        clockOffsetMs: this.clockOffsetMs,
+        simNowMs: this.opts.clock?.now() ?? this.state.timeMs,
+      },
+      raw,
+    );
+    this.state = out.state;
+    this.clockOffsetMs = out.clockOffsetMs;
+    if (out.reply) {
+      this.publish(deviceTopic(this.sn, 'reply'), out.reply, false);
+      this.log.info(
+        `${this.sn}: command ${out.name ?? '?'} ${out.reply.ok ? 'ok' : `refused: ${out.reply.error ?? ''}`}`,
+      );
+    } else {
+      this.log.warn(`${this.sn}: dropped a command message without JSON or id`);
+    }
+  }
+
+  private fail(message: string): void {
+    this.stats.errors++;
+    if (message !== this.lastError) this.log.warn(`${this.sn}: ${message}`);
+    this.lastError = message;
+  }
+}
+
+const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}

@@ -1,0 +1,232 @@
+/**
+ * Pure builders of the device-protocol payloads of a simulated gateway and its command
+ * handling (docs/device-protocol.md; schemas in `@ess/contract`). No MQTT here: gateway.ts
+ * publishes what these functions return.
+ */
+import {
+  COMMAND_NAMES,
+  type CommandName,
+  commandPayload,
+  type DeviceType,
+  type EventPayload,
+  PROTOCOL_VERSION,
+  type ReplyPayload,
+  type StatusPayload,
+  type TelemetryPayload,
+} from '@ess/contract';
+import { z } from 'zod';
+import type { FleetSite } from './fleet';
+import type { AlarmEvent } from './model/alarms';
+import { MAX_SCHEDULE_PERIODS, scheduleSchema } from './model/schedule';
+import { type SiteReadings, type SiteState, setAcThresholds, setSchedule } from './model/site';
+
+/** Order of devices in a telemetry message. */
+const TELEMETRY_ORDER: DeviceType[] = ['ems', 'pcs', 'bms', 'meter', 'pv', 'air_conditioner', 'env_sensor'];
+
+/** SN of the site's device of `type` (the first one registered). */
+export function snOf(site: FleetSite, type: DeviceType): string | undefined {
+  return site.devices.find((d) => d.type === type)?.sn;
+}
+
+/** Birth (`online: true`) or death payload of the status topic. */
+export function buildStatus(
+  site: FleetSite,
+  ts: number,
+  online: boolean,
+  opts: { reason?: 'lwt' | 'clean'; intervalS?: number } = {},
+): StatusPayload {
+  if (!online) return { v: PROTOCOL_VERSION, ts, online, reason: opts.reason ?? 'clean' };
+  return {
+    v: PROTOCOL_VERSION,
+    ts,
+    online,
+    firmware: site.firmware,
+    model: site.devices.find((d) => d.type === 'ems')?.model ?? site.profile,
+    ...(opts.intervalS ? { intervalS: opts.intervalS } : {}),
+  };
+}
+
+/**
+ * Telemetry of all devices of the site from one step's readings. `withCells` adds the BMS
+ * per-cell arrays (the gateway does that on every 5th message).
+ */
+export function buildTelemetry(
+  site: FleetSite,
+  readings: SiteReadings,
+  opts: { id: string; ts: number; withCells: boolean },
+): TelemetryPayload {
+  const devices: TelemetryPayload['devices'] = [];
+  for (const type of TELEMETRY_ORDER) {
+    const points = readings[type];
+    const sn = snOf(site, type);
+    if (!points || !sn) continue;
+    devices.push({
+      sn,
+      type,
+      points,
+      ...(type === 'bms' && opts.withCells
+        ? { cells: { u_v: readings.cells.u_v, t_c: readings.cells.t_c } }
+        : {}),
+    });
+  }
+  return { v: PROTOCOL_VERSION, id: opts.id, ts: opts.ts, devices };
+}
+
+/** Event payload for the alarm events of one step (the caller skips empty lists). */
+export function buildEvents(
+  site: FleetSite,
+  events: readonly AlarmEvent[],
+  opts: { id: string; ts: number },
+): EventPayload {
+  return {
+    v: PROTOCOL_VERSION,
+    id: opts.id,
+    ts: opts.ts,
+    events: events.map((e) => ({
+      deviceSn: snOf(site, e.device) ?? site.gatewaySn,
+      kind: e.kind,
+      code: e.code,
+      level: e.level,
+      content: e.content.slice(0, 500),
+      value: e.value,
+    })),
+  };
+}
+
+/** What the gateway's command handler may change. */
+export interface CommandContext {
+  state: SiteState;
+  /** Device clock − simulation clock, ms. */
+  clockOffsetMs: number;
+  /** Simulation clock now, ms. */
+  simNowMs: number;
+}
+
+export interface CommandOutcome {
+  state: SiteState;
+  clockOffsetMs: number;
+  /** Undefined when the message has no usable id (nothing to reply to). */
+  reply?: ReplyPayload;
+  name?: string;
+}
+
+const setParamsSchema = z
+  .object({
+    cooling_start_c: z.number().min(25).max(40).optional(),
+    heating_start_c: z.number().min(5).max(30).optional(),
+  })
+  .strict();
+
+function issueText(error: z.ZodError): string {
+  const i = error.issues[0];
+  if (!i) return 'invalid';
+  const path = i.path.length ? `${i.path.join('.')}: ` : '';
+  return `${path}${i.message}`.slice(0, 500);
+}
+
+/**
+ * Handles one message of the gateway's `cmd` topic:
+ * - `time_sync` `{serverTs}`: sets the device clock to the server's (the offset applies to every
+ *   timestamp the gateway sends from then on); replies ok with the applied offset;
+ * - `set_tou_plan` `{periods: [{start, end, action, powerKw, socMinPct, socMaxPct}]}`: validates
+ *   (1–24 non-overlapping periods, schedule.ts) and replaces the EMS schedule;
+ * - `set_params` `{cooling_start_c?, heating_start_c?}` (25–40 / 5–30 °C): air-conditioner
+ *   thresholds;
+ * - anything else: `ok: false`. A message that is not JSON or has no string `id` gets no reply.
+ */
+export function handleCommand(ctx: CommandContext, raw: Buffer | string): CommandOutcome {
+  const keep: CommandOutcome = { state: ctx.state, clockOffsetMs: ctx.clockOffsetMs };
+  let msg: unknown;
+  try {
+    msg = JSON.parse(raw.toString());
+  } catch {
+    return keep;
+  }
+  const id = (msg as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string' || id.length === 0 || id.length > 64) return keep;
+  const reply = (ok: boolean, clockOffsetMs: number, extra: Partial<ReplyPayload> = {}): ReplyPayload => ({
+    v: PROTOCOL_VERSION,
+    id,
+    ts: Math.round(ctx.simNowMs + clockOffsetMs),
+    ok,
+    ...extra,
+  });
+  const name = (msg as { name?: unknown }).name;
+  if (typeof name !== 'string' || !(COMMAND_NAMES as readonly string[]).includes(name)) {
+    return {
+      ...keep,
+      reply: reply(false, ctx.clockOffsetMs, { error: `unknown command "${String(name)}"` }),
+    };
+  }
+  const parsed = commandPayload.safeParse(msg);
+  if (!parsed.success) {
+    return { ...keep, name, reply: reply(false, ctx.clockOffsetMs, { error: issueText(parsed.error) }) };
+  }
+  const params = parsed.data.params;
+  switch (name as CommandName) {
+    case 'time_sync': {
+      const serverTs = params.serverTs;
+      if (typeof serverTs !== 'number' || !Number.isFinite(serverTs) || serverTs <= 0) {
+        return {
+          ...keep,
+          name,
+          reply: reply(false, ctx.clockOffsetMs, { error: 'params.serverTs must be a positive number' }),
+        };
+      }
+      const offset = Math.round(serverTs - ctx.simNowMs);
+      return {
+        state: ctx.state,
+        clockOffsetMs: offset,
+        name,
+        reply: reply(true, offset, { result: { offsetMs: offset } }),
+      };
+    }
+    case 'set_tou_plan': {
+      const periods = params.periods;
+      if (Array.isArray(periods) && periods.length > MAX_SCHEDULE_PERIODS) {
+        return {
+          ...keep,
+          name,
+          reply: reply(false, ctx.clockOffsetMs, {
+            error: `plan has ${periods.length} periods, max ${MAX_SCHEDULE_PERIODS}`,
+          }),
+        };
+      }
+      const plan = scheduleSchema.safeParse(periods);
+      if (!plan.success) {
+        return {
+          ...keep,
+          name,
+          reply: reply(false, ctx.clockOffsetMs, { error: `periods: ${issueText(plan.error)}` }),
+        };
+      }
+      return {
+        state: setSchedule(ctx.state, plan.data),
+        clockOffsetMs: ctx.clockOffsetMs,
+        name,
+        reply: reply(true, ctx.clockOffsetMs, { result: { periods: plan.data.length } }),
+      };
+    }
+    case 'set_params': {
+      const p = setParamsSchema.safeParse(params);
+      if (!p.success) {
+        return { ...keep, name, reply: reply(false, ctx.clockOffsetMs, { error: issueText(p.error) }) };
+      }
+      const cooling = p.data.cooling_start_c ?? ctx.state.coolingStartC;
+      const heating = p.data.heating_start_c ?? ctx.state.heatingStartC;
+      if (heating >= cooling) {
+        return {
+          ...keep,
+          name,
+          reply: reply(false, ctx.clockOffsetMs, { error: 'heating_start_c must be below cooling_start_c' }),
+        };
+      }
+      return {
+        state: setAcThresholds(ctx.state, { coolingStartC: cooling, heatingStartC: heating }),
+        clockOffsetMs: ctx.clockOffsetMs,
+        name,
+        reply: reply(true, ctx.clockOffsetMs),
+      };
+    }
+  }
+}
