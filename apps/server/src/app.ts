@@ -92,7 +92,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   app.decorate('sessions', new SessionService(db, config.auth));
 
   await app.register(async (api) => {
-    registerAuthHook(api, api.sessions);
+    registerAuthHook(api, api.sessions, api.db);
     await api.register(userRoutes);
     await api.register(employeeRoutes);
     await api.register(menuRoutes);

@@ -243,4 +243,13 @@ describe.each(engines)('employee settings on %s', (engine) => {
       );
     });
   });
+  it('guesses at the old password are limited per session: the 11th within a minute answers 5083', async () => {
+    const staff = await addStaff(db());
+    const { token } = await signInStaff(staff);
+    for (let i = 0; i < 10; i++)
+      expect((await changePassword(token, 'wrong-old', 'newpass1')).code).toBe(5054);
+    const limited = await changePassword(token, staff.password, 'newpass1');
+    expect(limited).toMatchObject({ code: 5083, msg: '操作过于频繁，请稍后再试', data: null });
+    expect(await loginCode(staff.account, staff.password)).toBe(0);
+  });
 });

@@ -185,6 +185,14 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       expect(await permissions(token)).toEqual(['system:menu:list', 'test:menu:add']);
     });
 
+    it('a granted button alone brings its page into the tree but not the page’s permission', async () => {
+      const token = await staffToken([await addRole(ctx.database.db, { companyId, menuIds: [addButton] })]);
+      expect(outline(await languageMenu(token, 'en'))).toEqual(['100(101)']);
+      expect(await permissions(token)).toEqual(['test:menu:add']);
+      // menu/menuList needs system:menu:list, which the button does not give.
+      expect((await call(ctx.app, ApiPath.menuList, {}, { token })).code).toBe(5034);
+    });
+
     it('several roles add up', async () => {
       const db = ctx.database.db;
       const token = await staffToken([
@@ -240,6 +248,14 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
   });
 
   describe('menu/menuList', () => {
+    it('answers 5034 to a role without system:menu:list, in both languages', async () => {
+      const token = await staffToken([await addRole(ctx.database.db, { companyId, menuIds: [zdjk] })]);
+      const zh = await call(ctx.app, ApiPath.menuList, {}, { token });
+      expect(zh).toMatchObject({ code: 5034, msg: '没有该操作的权限', data: null });
+      const en = await call(ctx.app, ApiPath.menuList, {}, { token, lang: 'en' });
+      expect(en.msg).toBe('You do not have permission for this operation');
+    });
+
     it('answers every row, buttons included, with both titles, ordered by sort', async () => {
       const answer = await call(ctx.app, ApiPath.menuList, {}, { token: adminToken });
       expect(answer.code).toBe(0);

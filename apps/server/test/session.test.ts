@@ -130,6 +130,16 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       expect(answer.code).toBe(5081);
     });
 
+    it('a ticket presented without terminalId answers 5081', async () => {
+      const l = await login({ account: 'admin', password: 'admin123' });
+      const answer = await userInfo({
+        userId: l.userId,
+        companyId: l.companyList[0]!.id,
+        loginTicket: l.loginTicket,
+      });
+      expect(answer.code).toBe(5081);
+    });
+
     it('a ticket of another user answers 5081 and stays usable by its owner', async () => {
       const staff = await addStaff(db());
       const mine = await login(staff);
@@ -426,6 +436,11 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       const r1 = await refresh(s, s.refreshToken);
       const r2 = await refresh(s, r1.data.refreshToken);
       expect(r2.code).toBe(0);
+      // Past the grace window for concurrent tabs, reuse is theft.
+      await db()
+        .update(usedRefreshToken)
+        .set({ usedAt: sql`now() - interval '1 minute'` })
+        .where(eq(usedRefreshToken.tokenHash, tokenDigest(s.refreshToken)));
       expect((await refresh(s, s.refreshToken)).code).toBe(50012);
       expect((await sessionOfToken(db(), r2.data.token))?.revokeReason).toBe('refresh-reuse');
       expect((await menu(r2.data.token)).code).toBe(50012);
@@ -460,11 +475,29 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       expect((await refresh(s, s.refreshToken)).code).toBe(50012);
     });
 
-    it('of two concurrent refreshes with the same token exactly one succeeds', async () => {
+    it('of two concurrent refreshes with the same token exactly one succeeds and the session survives', async () => {
       const s = await signIn(ctx.app);
       const answers = await Promise.all([refresh(s, s.refreshToken), refresh(s, s.refreshToken)]);
+      const winner = answers.find((a) => a.code === 0);
       expect(answers.filter((a) => a.code === 0)).toHaveLength(1);
-      expect(answers.filter((a) => a.code === 50012)).toHaveLength(1);
+      expect(answers.filter((a) => a.code === 9999)).toHaveLength(1);
+      expect((await menu(winner!.data.token)).code).toBe(0);
+    });
+
+    it('a just-rotated refresh token presented again (another tab) answers 9999 without revoking', async () => {
+      const s = await signIn(ctx.app);
+      const r1 = await refresh(s, s.refreshToken);
+      expect((await refresh(s, s.refreshToken)).code).toBe(9999);
+      expect((await menu(r1.data.token)).code).toBe(0);
+      expect((await refresh(s, r1.data.refreshToken)).code).toBe(0);
+    });
+
+    it('a disabled employee cannot refresh (50012) and the session ends', async () => {
+      const s = await signIn(ctx.app, 'admin', 'admin123');
+      await db().update(employee).set({ status: 'disabled' }).where(eq(employee.userId, s.userId));
+      expect((await refresh(s, s.refreshToken)).code).toBe(50012);
+      await db().update(employee).set({ status: 'enabled' }).where(eq(employee.userId, s.userId));
+      expect((await sessionOfToken(db(), s.token))?.revokeReason).toBe('disabled');
     });
 
     it('bad bodies answer -100 naming the field', async () => {

@@ -49,6 +49,8 @@ export const ErrorCode = {
   ROLE_NOT_FOUND: 5031,
   ROLE_IN_USE: 5032,
   ROLE_ADMIN_UNDELETABLE: 5033,
+  /** ours: the caller's roles do not grant the call's permission string. */
+  NO_PERMISSION: 5034,
   ACCOUNT_HAS_EMPLOYEE: 5050,
   EMPLOYEE_NOT_FOUND: 5051,
   EMPLOYEE_DISABLED: 5052,
@@ -60,6 +62,8 @@ export const ErrorCode = {
   TOKEN_OBTAIN_FAILED: 5081,
   /** ours: sign-in throttled after repeated failures. */
   LOGIN_THROTTLED: 5082,
+  /** ours: a rate-limited call was made too often. */
+  TOO_MANY_REQUESTS: 5083,
   COMPANY_NOT_FOUND: 6000,
   COMPANY_DISABLED: 6001,
   COMPANY_NAME_OR_PHONE_EXISTS: 6002,
@@ -117,6 +121,7 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   5031: { zh: '角色不存在', en: 'Role not found' },
   5032: { zh: '角色已被使用，不能删除', en: 'The role is in use and cannot be deleted' },
   5033: { zh: '管理员角色不能删除', en: 'The administrator role cannot be deleted' },
+  5034: { zh: '没有该操作的权限', en: 'You do not have permission for this operation' },
   5050: { zh: '该账号已存在员工', en: 'This account already has an employee' },
   5051: { zh: '员工不存在', en: 'Employee does not exist' },
   5052: { zh: '账号已禁用，无法登录', en: 'Account disabled, cannot log in' },
@@ -130,6 +135,7 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     zh: '登录失败次数过多，请{minutes}分钟后再试',
     en: 'Too many failed sign-in attempts, try again in {minutes} minute(s)',
   },
+  5083: { zh: '操作过于频繁，请稍后再试', en: 'Too many requests, please try again later' },
   6000: { zh: '公司不存在', en: 'Company does not exist' },
   6001: { zh: '公司已禁用', en: 'Company disabled' },
   6002: { zh: '名称或联系电话已存在', en: 'Name or contact number already exists' },

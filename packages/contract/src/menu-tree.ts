@@ -17,8 +17,8 @@ export type TreeNode<T extends FlatNode> = T & { children: TreeNode<T>[]; disabl
  * - Roots are nodes whose `parentId` is null, 0 or names no node in the list.
  * - Siblings keep the order of the input list (sort it first if order matters).
  * - A node is `disabled` when it is `disabledId` or a descendant of it; every other node is not.
- * - A cycle in the input (a node that is its own ancestor) is broken: the nodes of the cycle
- *   become roots rather than vanishing.
+ * - A cycle in the input (a node that is its own ancestor) is broken: the nodes on the cycle
+ *   become roots rather than vanishing; nodes hanging below the cycle stay under their parent.
  *
  * @param list flat nodes; not modified
  * @param disabledId the id whose subtree is marked disabled, if any
@@ -32,10 +32,12 @@ export function buildTree<T extends FlatNode>(list: readonly T[], disabledId?: n
       ? undefined
       : byId.get(node.parentId);
 
+  /** True when walking up from `node` comes back to it (the node is on a cycle). */
   const isInCycle = (node: TreeNode<T>): boolean => {
-    const seen = new Set<number>([node.id]);
+    const seen = new Set<number>();
     for (let p = parentOf(node); p; p = parentOf(p)) {
-      if (seen.has(p.id)) return true;
+      if (p.id === node.id) return true;
+      if (seen.has(p.id)) return false; // a cycle above, not through this node
       seen.add(p.id);
     }
     return false;

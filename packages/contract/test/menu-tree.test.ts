@@ -88,11 +88,8 @@ describe('buildTree', () => {
     ).toEqual([1, 2, 3, 5]);
   });
 
-  // Known defect (reported, not fixed here: packages/contract/src is not this suite's to change):
-  // isInCycle asks whether the chain above a node contains a cycle, not whether the node is on
-  // it, so 3 and 5 below — children of cycle node 1 — also become roots and are not disabled with
-  // 1. When buildTree is fixed this test starts to pass and `it.fails` turns it red: make it `it`.
-  it.fails('descendants of a cycle node stay under it and are disabled with it', () => {
+  // Only the nodes on a cycle become roots; what hangs below them stays attached.
+  it('descendants of a cycle node stay under it and are disabled with it', () => {
     const list = [node(1, 2), node(2, 1), node(3, 1), node(5, 3)];
     expect(outline(buildTree(list, 1))).toBe('1!(3!(5!)) 2');
   });

@@ -45,6 +45,9 @@ export interface IssuedTokens {
   tokenExpiresAt: number;
 }
 
+/** A rotated refresh token presented again this soon is a concurrent refresh, not theft. */
+export const REFRESH_REUSE_GRACE_MS = 10_000;
+
 export type RevokeReason =
   | 'logout'
   | 'new-login'
@@ -129,7 +132,8 @@ export class SessionService {
   /**
    * Consumes a login ticket and opens a session for the employee of `userId` in `companyId`.
    * A new sign-in on the same terminal ends the terminal's previous session.
-   * Errors: 5081 ticket unknown, used, expired or from another terminal; 5051 the account is
+   * Errors: 5081 ticket unknown, used, expired, or not presented by the terminal it was issued
+   * to (`terminalId` is required with a ticket); 5051 the account is
    * not an employee of that company; 5052 employee disabled; 6001 company disabled.
    */
   async openSession(
@@ -142,11 +146,7 @@ export class SessionService {
         and(eq(loginTicket.ticketHash, tokenDigest(input.loginTicket)), eq(loginTicket.userId, input.userId)),
       )
       .returning();
-    if (
-      !ticket ||
-      ticket.expiresAt.getTime() <= Date.now() ||
-      (input.terminalId !== undefined && ticket.terminalId !== input.terminalId)
-    ) {
+    if (!ticket || ticket.expiresAt.getTime() <= Date.now() || ticket.terminalId !== input.terminalId) {
       throw new ApiError(ErrorCode.TOKEN_OBTAIN_FAILED);
     }
     const member = await this.requireUsableMember(input.userId, input.companyId);
@@ -226,9 +226,10 @@ export class SessionService {
 
   /**
    * Rotates the refresh token of the caller's session and issues a new access token.
-   * Errors: 9999 unknown token or user/terminal mismatch; 50012 session revoked, or an old
-   * (already rotated) refresh token presented again, which also revokes the session;
-   * -102 the session's absolute end passed.
+   * Errors: 9999 unknown token or user/terminal mismatch, or a token rotated less than
+   * REFRESH_REUSE_GRACE_MS ago (a concurrent refresh from another tab); 50012 session revoked,
+   * employee or company disabled, or an old refresh token presented again after the grace
+   * window, which also revokes the session; -102 the session's absolute end passed.
    */
   async refresh(input: { userId: number; terminalId: string; refreshToken: string }): Promise<IssuedTokens> {
     const digest = tokenDigest(input.refreshToken);
@@ -238,6 +239,10 @@ export class SessionService {
       if (!session) {
         const [used] = await tx.select().from(usedRefreshToken).where(eq(usedRefreshToken.tokenHash, digest));
         if (!used) return ErrorCode.TOKEN_INVALID;
+        // Two tabs of one browser share a terminal and may refresh at the same moment: the loser
+        // presents the token the winner just rotated. Within the grace window that is not theft;
+        // the loser reads the winner's new tokens from shared storage.
+        if (Date.now() - used.usedAt.getTime() < REFRESH_REUSE_GRACE_MS) return ErrorCode.TOKEN_INVALID;
         await tx
           .update(authSession)
           .set({ revokedAt: new Date(), revokeReason: 'refresh-reuse' })
@@ -247,6 +252,18 @@ export class SessionService {
       if (session.userId !== input.userId || session.terminalId !== input.terminalId)
         return ErrorCode.TOKEN_INVALID;
       if (session.revokedAt) return ErrorCode.SESSION_REVOKED;
+      const [member] = await tx
+        .select({ employeeStatus: employee.status, companyStatus: company.status })
+        .from(employee)
+        .innerJoin(company, eq(company.id, employee.companyId))
+        .where(eq(employee.id, session.employeeId));
+      if (member?.employeeStatus !== 'enabled' || member.companyStatus !== 'enabled') {
+        await tx
+          .update(authSession)
+          .set({ revokedAt: new Date(), revokeReason: 'disabled' })
+          .where(eq(authSession.id, session.id));
+        return ErrorCode.SESSION_REVOKED;
+      }
       if (session.refreshExpiresAt.getTime() <= Date.now()) {
         await tx
           .update(authSession)
@@ -265,7 +282,7 @@ export class SessionService {
         })
         .where(and(eq(authSession.id, session.id), eq(authSession.refreshTokenHash, digest)))
         .returning({ id: authSession.id });
-      if (swapped.length === 0) return ErrorCode.SESSION_REVOKED;
+      if (swapped.length === 0) return ErrorCode.TOKEN_INVALID; // a concurrent refresh won
       await tx.insert(usedRefreshToken).values({ tokenHash: digest, sessionId: session.id });
       return null;
     });

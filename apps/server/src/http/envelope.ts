@@ -83,7 +83,7 @@ export function registerEnvelope(app: FastifyInstance): void {
       return reply.code(200).send(failure(request.lang, ErrorCode.PARAM_ERROR, {}, fields));
     }
     if (error.statusCode === 429) {
-      return reply.code(200).send(failure(request.lang, ErrorCode.LOGIN_THROTTLED, { minutes: 1 }));
+      return reply.code(200).send(failure(request.lang, ErrorCode.TOO_MANY_REQUESTS));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Malformed JSON, wrong content type, body too large: the client's fault, said plainly.

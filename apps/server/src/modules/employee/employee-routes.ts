@@ -28,6 +28,14 @@ export const employeeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.updatePassword,
     {
+      // Each check costs a full scrypt hash: bound guesses at the old password per session.
+      config: {
+        rateLimit: {
+          max: 10,
+          timeWindow: '1 minute',
+          keyGenerator: (req) => String(req.headers['x-token'] ?? req.ip),
+        },
+      },
       schema: {
         tags,
         summary: "Change the caller's password (digests as sent by the browser)",

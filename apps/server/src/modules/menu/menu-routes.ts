@@ -11,9 +11,11 @@ export const menuRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.menuList,
     {
+      config: { permission: 'system:menu:list' },
       schema: {
         tags: ['menu'],
-        summary: 'All menu rows (directories, pages, buttons) in display order',
+        summary:
+          'All menu rows (directories, pages, buttons) in display order. Needs system:menu:list (else 5034)',
         body: menuListRequest,
         response: { 200: envelopeOf(menuListResponse.nullable()) },
       },

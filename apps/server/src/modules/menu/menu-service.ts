@@ -33,24 +33,36 @@ export async function isAdministrator(db: Db, employeeId: number): Promise<boole
   return rows.length > 0;
 }
 
-/** Menu rows (directories, pages and buttons) the employee's enabled roles grant, in display order. */
-export async function grantedMenus(db: Db, employeeId: number): Promise<MenuRecord[]> {
+/** What an employee's enabled roles grant. */
+export interface MenuAccess {
+  admin: boolean;
+  /** Granted rows plus the directories and pages above them (the tree stays whole), in display order. */
+  rows: MenuRecord[];
+  /** Ids granted explicitly (or every id for an administrator): only these give permissions. */
+  granted: Set<number>;
+}
+
+/** The menus of the employee's enabled roles; an administrator role holds every menu. */
+export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess> {
   const menus = await allMenus(db);
-  if (await isAdministrator(db, employeeId)) return menus;
-  const granted = await db
+  if (await isAdministrator(db, employeeId)) {
+    return { admin: true, rows: menus, granted: new Set(menus.map((m) => m.id)) };
+  }
+  const grantedRows = await db
     .selectDistinct({ menuId: roleMenu.menuId })
     .from(employeeRole)
     .innerJoin(role, eq(role.id, employeeRole.roleId))
     .innerJoin(roleMenu, eq(roleMenu.roleId, role.id))
     .where(and(eq(employeeRole.employeeId, employeeId), eq(role.status, 'enabled')));
+  const granted = new Set(grantedRows.map((g) => g.menuId));
   const byId = new Map(menus.map((m) => [m.id, m]));
   const keep = new Set<number>();
-  for (const { menuId } of granted) {
+  for (const menuId of granted) {
     for (let m = byId.get(menuId); m && !keep.has(m.id); m = m.parentId ? byId.get(m.parentId) : undefined) {
       keep.add(m.id);
     }
   }
-  return menus.filter((m) => keep.has(m.id));
+  return { admin: false, rows: menus.filter((m) => keep.has(m.id)), granted };
 }
 
 /** The navigable tree (directories and pages, no buttons) in one language (spec §3 "Menu item"). */
@@ -91,11 +103,24 @@ function stripDisabled(nodes: ReturnType<typeof buildTree<Omit<MenuItem, 'childr
   }));
 }
 
-/** Permission strings of granted rows; administrators also get the wildcard `*:*:*` (RuoYi). */
-export function permissionsOf(rows: readonly MenuRecord[], admin: boolean): string[] {
-  const perms = new Set(rows.map((r) => r.perms).filter((p): p is string => !!p));
-  if (admin) perms.add('*:*:*');
+/** The wildcard permission of administrators (RuoYi). */
+export const ALL_PERMISSIONS = '*:*:*';
+
+/**
+ * Permission strings of the explicitly granted rows (a granted button does not give its page's
+ * permission); administrators also get the wildcard `*:*:*`.
+ */
+export function permissionsOf(access: MenuAccess): string[] {
+  const perms = new Set(
+    access.rows.filter((r) => access.granted.has(r.id) && r.perms).map((r) => r.perms as string),
+  );
+  if (access.admin) perms.add(ALL_PERMISSIONS);
   return [...perms].sort();
+}
+
+/** True when the permission list allows `permission`. */
+export function allows(permissions: readonly string[], permission: string): boolean {
+  return permissions.includes(ALL_PERMISSIONS) || permissions.includes(permission);
 }
 
 /** A stored row as menu management sees it. */

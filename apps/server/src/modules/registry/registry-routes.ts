@@ -39,6 +39,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.sitePageList,
     {
+      config: { permission: 'device:site:list' },
       schema: {
         tags: ['site'],
         summary: 'Sites in the caller’s companies, with device counts, capacity (kWh) and PCS power (kW)',
@@ -52,6 +53,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteSave,
     {
+      config: { permission: 'device:site:save' },
       schema: {
         tags: ['site'],
         summary: 'Create a site. Errors: 3039 code exists, 6000 company outside the caller’s scope',
@@ -68,6 +70,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteUpdate,
     {
+      config: { permission: 'device:site:save' },
       schema: {
         tags: ['site'],
         summary: 'Update a site. Errors: 3036 not found, 3039 code exists, 6000',
@@ -89,6 +92,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteDelete,
     {
+      config: { permission: 'device:site:delete' },
       schema: {
         tags: ['site'],
         summary: 'Delete an empty site. Errors: 3036 not found, 3037 it still has devices',
@@ -105,6 +109,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.devicePageList,
     {
+      config: { permission: 'device:site:list' },
       schema: {
         tags: ['device'],
         summary: 'Devices in the caller’s companies; filter by site, type, SN/model keyword, online',
@@ -118,6 +123,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceSave,
     {
+      config: { permission: 'device:device:save' },
       schema: {
         tags: ['device'],
         summary: 'Register a device; a gateway’s MQTT secret is answered once',
@@ -132,6 +138,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceUpdate,
     {
+      config: { permission: 'device:device:save' },
       schema: {
         tags: ['device'],
         summary: 'Update a device. Errors: 3030, 3032, 3036, 3038 (a gateway with devices behind it)',
@@ -148,6 +155,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceDelete,
     {
+      config: { permission: 'device:device:delete' },
       schema: {
         tags: ['device'],
         summary: 'Delete a device. Errors: 3030 not found, 3038 devices still report through this gateway',
@@ -164,6 +172,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceResetSecret,
     {
+      config: { permission: 'device:device:secret' },
       schema: {
         tags: ['device'],
         summary: 'Issue a new MQTT secret for a gateway (the old one stops working at its next connect)',

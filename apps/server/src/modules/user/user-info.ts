@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import type { AuthContext, SessionService } from '../../auth/session-service';
 import type { Db } from '../../db/database';
 import { company, employee, employeeRole, role, userAccount } from '../../db/schema';
-import { grantedMenus, isAdministrator, permissionsOf, toMenuTree } from '../menu/menu-service';
+import { menuAccess, permissionsOf, toMenuTree } from '../menu/menu-service';
 
 /** Builds the user info of `context` with the given tokens; menu titles in `lang`. */
 export async function buildUserInfo(
@@ -29,8 +29,7 @@ export async function buildUserInfo(
     .innerJoin(role, eq(role.id, employeeRole.roleId))
     .where(and(eq(employeeRole.employeeId, context.employeeId), eq(role.status, 'enabled')))
     .orderBy(role.id);
-  const menus = await grantedMenus(db, context.employeeId);
-  const admin = await isAdministrator(db, context.employeeId);
+  const access = await menuAccess(db, context.employeeId);
   const memberships = await sessions.memberships(context.userId);
   const emp = row!.employee;
   return {
@@ -46,9 +45,9 @@ export async function buildUserInfo(
     name: emp.name,
     avatar: null,
     email: emp.email,
-    isAdmin: emp.isAdmin || admin,
+    isAdmin: emp.isAdmin || access.admin,
     roles,
-    menuList: toMenuTree(menus, lang),
-    permissions: permissionsOf(menus, admin),
+    menuList: toMenuTree(access.rows, lang),
+    permissions: permissionsOf(access),
   };
 }

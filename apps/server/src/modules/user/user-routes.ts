@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { ApiError } from '../../http/api-error';
 import { tokenOf } from '../../http/auth-hook';
 import { ok } from '../../http/envelope';
-import { grantedMenus, isAdministrator, permissionsOf, toMenuTree } from '../menu/menu-service';
+import { menuAccess, permissionsOf, toMenuTree } from '../menu/menu-service';
 import { buildUserInfo } from './user-info';
 
 const tags = ['user'];
@@ -98,8 +98,8 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const menus = await grantedMenus(db, request.auth.employeeId);
-      return ok(request, { menuList: toMenuTree(menus, fromServerLanguage(request.body.language)) });
+      const access = await menuAccess(db, request.auth.employeeId);
+      return ok(request, { menuList: toMenuTree(access.rows, fromServerLanguage(request.body.language)) });
     },
   );
 
@@ -146,9 +146,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const menus = await grantedMenus(db, request.auth.employeeId);
-      const admin = await isAdministrator(db, request.auth.employeeId);
-      return ok(request, { permissions: permissionsOf(menus, admin) });
+      return ok(request, { permissions: permissionsOf(await menuAccess(db, request.auth.employeeId)) });
     },
   );
 };

@@ -112,6 +112,26 @@ function refreshAccessToken(): Promise<void> {
   return refreshing;
 }
 
+/**
+ * For connections that carry the token themselves (the live WebSocket): after the server
+ * refused `usedToken` as expired (50014), get a fresh access token through the same shared
+ * refresh as the HTTP calls. No refresh happens when another caller already replaced
+ * `usedToken` (refresh tokens are single-use). Resolves with the token to use now.
+ * @throws ApiError when the refresh fails, after the spec §8 handling of its code (relogin
+ * confirm, or session reset and reload).
+ */
+export async function refreshExpiredToken(usedToken: string | null): Promise<string> {
+  try {
+    if (!usedToken || usedToken === getCredentials().token) await refreshAccessToken();
+  } catch (err) {
+    if (err instanceof ApiError) handleFailure(err.code, err.serverMsg, { errorText: 'none' });
+    throw err;
+  }
+  const token = getCredentials().token;
+  if (!token) throw new ApiError(ErrorCode.ACCESS_TOKEN_EXPIRED, '');
+  return token;
+}
+
 // ---- spec §8 handling ----------------------------------------------------------------------
 
 let reloginOpen = false;
@@ -175,6 +195,10 @@ async function onAnswer(response: AxiosResponse): Promise<AxiosResponse> {
       // Another call may have refreshed already while this one was in flight.
       if (!config.essToken || config.essToken === getCredentials().token) await refreshAccessToken();
     } catch (err) {
+      // Another tab of this browser may have refreshed first (the server then refuses this
+      // tab's now-rotated refresh token): use the tokens it stored.
+      const stored = getCredentials().token;
+      if (stored && stored !== config.essToken) return client.request({ ...config, essRetried: true });
       if (err instanceof ApiError) return handleFailure(err.code, err.serverMsg || body.msg, config);
       if (config.errorText !== 'none') showError((err as Error).message);
       throw err;
