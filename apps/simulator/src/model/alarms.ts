@@ -5,7 +5,8 @@
  * `on` and clears only when it falls below `off` (`off < on`); a `low` rule mirrors that. The
  * warning and fault levels of one code are separate rules with their own thresholds, so an
  * overcharge reads: warning produced, fault produced, …, fault disappears, warning disappears
- * (event kinds `produce`/`disappear`, spec §3 and docs/device-protocol.md "event").
+ * (event kinds `produce`/`disappear`, spec §3 and docs/device-protocol.md "event"). A warning
+ * stays raised while the fault of its code is, so a fault never stands alone.
  *
  * Thresholds follow the cell datasheets and common BMS/PCS practice (shared/data/README.md: LFP
  * charge limit 3.65 V, cut-off 2.5 V; two alarm levels per quantity as in the OpenEMS Soltaro
@@ -64,21 +65,51 @@ export interface AlarmEvent {
 /** Key of an active alarm in the site state. */
 export const alarmKey = (code: string, level: AlarmLevel): string => `${code}/${level}`;
 
-/** The alarm rules of a site with equipment `p`. */
+type RuleRow = [
+  code: string,
+  device: DeviceType,
+  level: AlarmLevel,
+  direction: 'high' | 'low',
+  on: number,
+  off: number,
+  input: keyof AlarmInputs,
+  unit: string,
+  label: string,
+  where?: keyof AlarmInputs,
+];
+
+/**
+ * The alarm rules of a site with equipment `p`. Fault releases are far below the trip point
+ * where the condition persists at rest (a tripped over-voltage cell must be discharged, an
+ * under-voltage cell charged, a tripped PCS must cool to 60 °C) so that protection does not
+ * chatter.
+ */
 export function alarmRules(p: EquipmentProfile): AlarmRule[] {
   const un = p.acPhaseV;
-  const r = (
-    code: string,
-    device: DeviceType,
-    level: AlarmLevel,
-    direction: 'high' | 'low',
-    on: number,
-    off: number,
-    input: keyof AlarmInputs,
-    unit: string,
-    label: string,
-    where?: keyof AlarmInputs,
-  ): AlarmRule => ({
+  // biome-ignore format: one rule per line reads as a table
+  const rows: RuleRow[] = [
+    ['bms.cell_overvoltage', 'bms', 'warning', 'high', 3.6, 3.55, 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
+    ['bms.cell_overvoltage', 'bms', 'fault', 'high', p.cellMaxV, 3.45, 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
+    ['bms.cell_undervoltage', 'bms', 'warning', 'low', 2.8, 2.9, 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
+    ['bms.cell_undervoltage', 'bms', 'fault', 'low', p.cellMinV, 3.0, 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
+    ['bms.cell_overtemperature', 'bms', 'warning', 'high', 50, 47, 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
+    ['bms.cell_overtemperature', 'bms', 'fault', 'high', 55, 50, 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
+    ['bms.cell_voltage_diff', 'bms', 'warning', 'high', 200, 150, 'cellDiffMv', 'mV', 'Cell voltage difference'],
+    ['bms.cell_voltage_diff', 'bms', 'fault', 'high', 400, 300, 'cellDiffMv', 'mV', 'Cell voltage difference'],
+    ['bms.soc_high', 'bms', 'warning', 'high', p.socCeilingPct + 0.5, p.socCeilingPct, 'socPct', '%', 'SOC high'],
+    ['bms.soc_high', 'bms', 'fault', 'high', p.socCeilingPct + 2, p.socCeilingPct + 0.5, 'socPct', '%', 'SOC high'],
+    ['bms.soc_low', 'bms', 'warning', 'low', p.socFloorPct - 1, p.socFloorPct, 'socPct', '%', 'SOC low'],
+    ['bms.soc_low', 'bms', 'fault', 'low', 1, 3, 'socPct', '%', 'SOC low'],
+    ['pcs.over_temperature', 'pcs', 'warning', 'high', 85, 80, 'igbtC', '°C', 'PCS IGBT over-temperature'],
+    ['pcs.over_temperature', 'pcs', 'fault', 'high', 95, 60, 'igbtC', '°C', 'PCS IGBT over-temperature'],
+    ['pcs.grid_overvoltage', 'pcs', 'warning', 'high', 1.1 * un, 1.08 * un, 'gridVMax', 'V', 'Grid overvoltage'],
+    ['pcs.grid_overvoltage', 'pcs', 'fault', 'high', 1.15 * un, 1.1 * un, 'gridVMax', 'V', 'Grid overvoltage'],
+    ['env.smoke', 'env_sensor', 'fault', 'high', 1, 0.5, 'smoke', '', 'Smoke detected'],
+    ['env.water', 'env_sensor', 'fault', 'high', 1, 0.5, 'water', '', 'Water detected'],
+    ['env.door_open', 'env_sensor', 'warning', 'high', 1, 0.5, 'door', '', 'Cabinet door open'],
+    ['ac.fault', 'air_conditioner', 'warning', 'high', 1, 0.5, 'acFault', '', 'Air conditioner fault'],
+  ];
+  return rows.map(([code, device, level, direction, on, off, input, unit, label, where]) => ({
     code,
     device,
     level,
@@ -89,155 +120,7 @@ export function alarmRules(p: EquipmentProfile): AlarmRule[] {
     unit,
     label,
     ...(where ? { where } : {}),
-  });
-  return [
-    r(
-      'bms.cell_overvoltage',
-      'bms',
-      'warning',
-      'high',
-      3.6,
-      3.55,
-      'cellMaxV',
-      'V',
-      'Cell overvoltage',
-      'cellMaxNo',
-    ),
-    r(
-      'bms.cell_overvoltage',
-      'bms',
-      'fault',
-      'high',
-      p.cellMaxV,
-      3.45,
-      'cellMaxV',
-      'V',
-      'Cell overvoltage',
-      'cellMaxNo',
-    ),
-    r(
-      'bms.cell_undervoltage',
-      'bms',
-      'warning',
-      'low',
-      2.8,
-      2.9,
-      'cellMinV',
-      'V',
-      'Cell undervoltage',
-      'cellMinNo',
-    ),
-    r(
-      'bms.cell_undervoltage',
-      'bms',
-      'fault',
-      'low',
-      p.cellMinV,
-      2.8,
-      'cellMinV',
-      'V',
-      'Cell undervoltage',
-      'cellMinNo',
-    ),
-    r(
-      'bms.cell_overtemperature',
-      'bms',
-      'warning',
-      'high',
-      50,
-      47,
-      'cellMaxT',
-      '°C',
-      'Cell overtemperature',
-      'cellMaxTNo',
-    ),
-    r(
-      'bms.cell_overtemperature',
-      'bms',
-      'fault',
-      'high',
-      55,
-      50,
-      'cellMaxT',
-      '°C',
-      'Cell overtemperature',
-      'cellMaxTNo',
-    ),
-    r(
-      'bms.cell_voltage_diff',
-      'bms',
-      'warning',
-      'high',
-      200,
-      150,
-      'cellDiffMv',
-      'mV',
-      'Cell voltage difference',
-    ),
-    r(
-      'bms.cell_voltage_diff',
-      'bms',
-      'fault',
-      'high',
-      400,
-      300,
-      'cellDiffMv',
-      'mV',
-      'Cell voltage difference',
-    ),
-    r(
-      'bms.soc_high',
-      'bms',
-      'warning',
-      'high',
-      p.socCeilingPct + 0.5,
-      p.socCeilingPct,
-      'socPct',
-      '%',
-      'SOC high',
-    ),
-    r(
-      'bms.soc_high',
-      'bms',
-      'fault',
-      'high',
-      p.socCeilingPct + 2,
-      p.socCeilingPct + 0.5,
-      'socPct',
-      '%',
-      'SOC high',
-    ),
-    r('bms.soc_low', 'bms', 'warning', 'low', p.socFloorPct - 1, p.socFloorPct, 'socPct', '%', 'SOC low'),
-    r('bms.soc_low', 'bms', 'fault', 'low', 1, 3, 'socPct', '%', 'SOC low'),
-    r('pcs.over_temperature', 'pcs', 'warning', 'high', 85, 80, 'igbtC', '°C', 'PCS IGBT over-temperature'),
-    r('pcs.over_temperature', 'pcs', 'fault', 'high', 95, 85, 'igbtC', '°C', 'PCS IGBT over-temperature'),
-    r(
-      'pcs.grid_overvoltage',
-      'pcs',
-      'warning',
-      'high',
-      1.1 * un,
-      1.08 * un,
-      'gridVMax',
-      'V',
-      'Grid overvoltage',
-    ),
-    r(
-      'pcs.grid_overvoltage',
-      'pcs',
-      'fault',
-      'high',
-      1.15 * un,
-      1.1 * un,
-      'gridVMax',
-      'V',
-      'Grid overvoltage',
-    ),
-    r('env.smoke', 'env_sensor', 'fault', 'high', 1, 0.5, 'smoke', '', 'Smoke detected'),
-    r('env.water', 'env_sensor', 'fault', 'high', 1, 0.5, 'water', '', 'Water detected'),
-    r('env.door_open', 'env_sensor', 'warning', 'high', 1, 0.5, 'door', '', 'Cabinet door open'),
-    r('ac.fault', 'air_conditioner', 'warning', 'high', 1, 0.5, 'acFault', '', 'Air conditioner fault'),
-  ];
+  }));
 }
 
 function fmt(value: number, unit: string): string {
@@ -268,29 +151,39 @@ export function evaluateAlarms(
   inputs: AlarmInputs,
 ): { active: string[]; events: AlarmEvent[] } {
   const before = new Set(activeBefore);
+  const now = rules.map((rule) => {
+    const v = inputs[rule.input];
+    const high = rule.direction === 'high';
+    return before.has(alarmKey(rule.code, rule.level))
+      ? high
+        ? v >= rule.off
+        : v <= rule.off
+      : high
+        ? v >= rule.on
+        : v <= rule.on;
+  });
+  // a warning stays raised while the fault of the same code is
+  const faultOn = new Set(rules.filter((r, i) => r.level === 'fault' && now[i]).map((r) => r.code));
   const active: string[] = [];
   const produced: AlarmEvent[] = [];
   const cleared: AlarmEvent[] = [];
-  for (const rule of rules) {
+  rules.forEach((rule, i) => {
     const key = alarmKey(rule.code, rule.level);
-    const v = inputs[rule.input];
     const was = before.has(key);
-    const high = rule.direction === 'high';
-    const now = was ? (high ? v >= rule.off : v <= rule.off) : high ? v >= rule.on : v <= rule.on;
-    if (now) active.push(key);
-    if (now !== was) {
-      const kind = now ? 'produce' : 'disappear';
-      const ev: AlarmEvent = {
+    const is = now[i]! || (rule.level === 'warning' && faultOn.has(rule.code));
+    if (is) active.push(key);
+    if (is !== was) {
+      const kind = is ? 'produce' : 'disappear';
+      (is ? produced : cleared).push({
         device: rule.device,
         kind,
         code: rule.code,
         level: rule.level,
         content: message(rule, inputs, kind),
-        value: Math.round(v * 1000) / 1000,
-      };
-      (now ? produced : cleared).push(ev);
+        value: Math.round(inputs[rule.input] * 1000) / 1000,
+      });
     }
-  }
+  });
   active.sort();
   return { active, events: [...produced, ...cleared.reverse()] };
 }

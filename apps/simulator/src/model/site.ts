@@ -74,9 +74,12 @@ export interface SiteSpec {
 
 /** Faults that `injectFault` can provoke (tests, demos). */
 export const FAULT_KINDS = [
-  /** EMS forces charging at full power and the BMS taper/SOC ceiling fails; only hard protection acts. */
+  /**
+   * EMS forces charging at full power and the BMS loses its SOC calibration: no taper, no SOC
+   * ceiling, no SOC-based blocking; only the cell over-voltage protection acts.
+   */
   'overcharge',
-  /** EMS forces discharging at full power and the BMS taper/SOC floor fails. */
+  /** The same for discharging: only the cell under-voltage protection acts. */
   'overdischarge',
   /** One cell develops an internal heat source (≈ 40 K rise over the cabinet air). */
   'cell_overtemperature',
@@ -364,6 +367,10 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const rng = Rng.fromState(state.rng);
   const noise = { ...state.noise };
   const lt = localTime(spec.timezone, simTimeMs);
+  // the EMS decides at the start of the step and holds its setpoint through it; the load of
+  // the step is that of the quarter hour it starts in; PV is taken at the step's midpoint
+  const startMs = simTimeMs - dtS * 1000;
+  const lt0 = localTime(spec.timezone, startMs);
   const day = state.day.index === lt.dayIndex ? state.day : drawDay(rng, params, lt.dayIndex);
 
   // ---- weather, load, PV ----
@@ -375,7 +382,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const ambientC = seasonalMeanC(spec.climate, lt.dayOfYear) + dailyK + noise.weatherK;
   const rhOut = outdoorRhPct(spec.climate, dailyK, noise.rh);
   const clearness = clamp(day.clearness + noise.cloud, 0.05, 1);
-  const pvKw = pvPowerKw(spec.pvKwp, simTimeMs, spec.latitude, spec.longitude, clearness);
+  const pvKw = pvPowerKw(spec.pvKwp, startMs + dtS * 500, spec.latitude, spec.longitude, clearness);
 
   // ---- air conditioner (thermostat on the cabinet air of the previous step) ----
   const acFault = faults.has('ac_fault');
@@ -389,7 +396,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const acHeatW = acState === 1 ? -pr.acCoolingKw * 1000 : acState === 2 ? pr.acHeatingKw * 1000 : 0;
   const acElectricKw = acState === 1 ? pr.acCoolingKw / pr.acCop : acState === 2 ? pr.acHeatingKw : 0;
   const loadKw =
-    Math.max(0, profileLoadKw(params.load, spec.annualLoadKwh, lt) * Math.max(0.2, 1 + noise.load)) +
+    Math.max(0, profileLoadKw(params.load, spec.annualLoadKwh, lt0) * Math.max(0.2, 1 + noise.load)) +
     acElectricKw;
 
   // ---- cells before the step; BMS current limits (A, pack = series current) ----
@@ -407,6 +414,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   let tMax = Number.NEGATIVE_INFINITY;
   let chargeA = ratedA;
   let dischargeA = ratedA;
+  let rMin = Number.POSITIVE_INFINITY;
+  let rMax = 0;
   for (let i = 0; i < n; i++) {
     const capF = 1 + params.cellCapOffset[i]!;
     const soc = (soc0 + params.cellSocOffsetPct[i]!) / capF;
@@ -414,6 +423,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     let r = (pr.cellResistanceOhm * params.cellResFactor[i]! * resistanceTempFactor(t)) / pr.parallelCells;
     if (i === imbalanced) r *= 15;
     cellR[i] = r;
+    if (r < rMin) rMin = r;
+    if (r > rMax) rMax = r;
     ocvSum += lfpOcv(soc);
     if (t < tMin) tMin = t;
     if (t > tMax) tMax = t;
@@ -421,6 +432,10 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     if (!forcedCharge) chargeA = Math.min(chargeA, (TAPER_CHARGE_V - lfpOcv(soc + dSoc)) / r);
     if (!forcedDischarge) dischargeA = Math.min(dischargeA, (lfpOcv(soc - dSoc) - TAPER_DISCHARGE_V) / r);
   }
+  // derate so that resistance differences alone spread the cells by at most 250 mV
+  const diffA = 0.25 / Math.max(1e-9, rMax - rMin);
+  chargeA = Math.min(chargeA, diffA);
+  dischargeA = Math.min(dischargeA, diffA);
   if (!forcedCharge) {
     if (soc0 >= pr.socCeilingPct) chargeA = 0;
     const cold = tMin < 0 ? 0 : tMin < 10 ? 0.3 : 1;
@@ -430,8 +445,9 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     if (soc0 <= pr.socFloorPct) dischargeA = 0;
     dischargeA *= (tMin < -20 ? 0 : 1) * clamp((60 - tMax) / 10, 0, 1);
   }
-  if (faultActive('bms.cell_overvoltage') || faultActive('bms.soc_high')) chargeA = 0;
-  if (faultActive('bms.cell_undervoltage') || faultActive('bms.soc_low')) dischargeA = 0;
+  if (faultActive('bms.cell_overvoltage') || (faultActive('bms.soc_high') && !forcedCharge)) chargeA = 0;
+  if (faultActive('bms.cell_undervoltage') || (faultActive('bms.soc_low') && !forcedDischarge))
+    dischargeA = 0;
   if (faultActive('bms.cell_overtemperature') || faultActive('bms.cell_voltage_diff')) {
     chargeA = 0;
     dischargeA = 0;
@@ -443,7 +459,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const eta = pr.efficiency;
 
   // ---- EMS setpoint ----
-  const period = activePeriod(state.schedule, lt.minuteOfDay);
+  const period = activePeriod(state.schedule, lt0.minuteOfDay);
   let setpointKw = 0;
   if (forcedCharge) setpointKw = -pr.maxPowerKw;
   else if (forcedDischarge) setpointKw = pr.maxPowerKw;
@@ -547,7 +563,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const phaseV = params.phaseUnbalance.map(
     (u) => pr.acPhaseV * (1 + noise.volt + u + 0.0008 * rng.normal()) * ovf,
   ) as [number, number, number];
-  const qKvar = pKw === 0 ? 0 : noise.q * pr.ratedPowerKw;
+  // the PCS runs at unity power factor: a little reactive power proportional to P
+  const qKvar = 2 * noise.q * Math.abs(pKw);
   const sKva = Math.hypot(pKw, qKvar);
   const pf = sKva > 1e-9 ? Math.abs(pKw) / sKva : 1;
   const phaseI = (s: number, u: number) => (pr.acPhases === 3 ? (s * 1000) / (3 * u) : (s * 1000) / u);
