@@ -49,7 +49,13 @@ export class CommandService {
     if (!gateway) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND);
     if (!gateway.isGateway) throw new ApiError(ErrorCode.DEVICE_NO_MQTT_CONFIG);
     if (!this.tracker.isOnline(gateway.deviceId)) throw new ApiError(ErrorCode.DEVICE_OFFLINE);
-    const command: CommandPayload = { v: PROTOCOL_VERSION, id: `c-${randomUUID()}`, ts: Date.now(), name, params };
+    const command: CommandPayload = {
+      v: PROTOCOL_VERSION,
+      id: `c-${randomUUID()}`,
+      ts: Date.now(),
+      name,
+      params,
+    };
     const reply = new Promise<ReplyPayload>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(command.id);

@@ -28,7 +28,10 @@ export class ConnectionTracker {
     private readonly db: Db,
     private readonly directory: DeviceDirectory,
     private readonly log: FastifyBaseLogger,
-    private readonly hooks: { onChange?(change: StatusChange): void; onClockSkew?(gateway: DirectoryEntry): void } = {},
+    private readonly hooks: {
+      onChange?(change: StatusChange): void;
+      onClockSkew?(gateway: DirectoryEntry): void;
+    } = {},
     private readonly heartbeatTimeoutMs = HEARTBEAT_TIMEOUT_MS,
   ) {}
 
@@ -79,7 +82,10 @@ export class ConnectionTracker {
     if (status.online) {
       this.lastSeen.set(gateway.deviceId, Date.now());
       if (status.firmware) {
-        await this.db.update(device).set({ firmwareVersion: status.firmware }).where(eq(device.id, gateway.deviceId));
+        await this.db
+          .update(device)
+          .set({ firmwareVersion: status.firmware })
+          .where(eq(device.id, gateway.deviceId));
       }
       if (Math.abs(status.ts - Date.now()) > MAX_CLOCK_SKEW_MS) this.hooks.onClockSkew?.(gateway);
       await this.change(gateway, true, null, true);
@@ -102,7 +108,12 @@ export class ConnectionTracker {
     }
   }
 
-  private async change(gateway: DirectoryEntry, online: boolean, reason: OfflineReason | null, force = false): Promise<void> {
+  private async change(
+    gateway: DirectoryEntry,
+    online: boolean,
+    reason: OfflineReason | null,
+    force = false,
+  ): Promise<void> {
     const was = this.isOnline(gateway.deviceId);
     if (was === online && !force) return;
     this.online.set(gateway.deviceId, online);
@@ -112,7 +123,12 @@ export class ConnectionTracker {
       await this.db.transaction(async (tx) => {
         await tx
           .update(device)
-          .set({ online, offlineReason: online ? null : reason, statusChangedAt: at, ...(online ? { lastSeenAt: at } : {}) })
+          .set({
+            online,
+            offlineReason: online ? null : reason,
+            statusChangedAt: at,
+            ...(online ? { lastSeenAt: at } : {}),
+          })
           .where(and(eq(device.id, gateway.deviceId)));
         await tx.insert(deviceConnectionLog).values({ deviceId: gateway.deviceId, ts: at, online, reason });
       });
@@ -120,6 +136,12 @@ export class ConnectionTracker {
       this.log.error({ err, sn: gateway.sn }, 'could not store a connection change');
     }
     this.log.info({ sn: gateway.sn, online, reason }, 'gateway connection changed');
-    this.hooks.onChange?.({ deviceId: gateway.deviceId, siteId: gateway.siteId, online, reason, at: at.getTime() });
+    this.hooks.onChange?.({
+      deviceId: gateway.deviceId,
+      siteId: gateway.siteId,
+      online,
+      reason,
+      at: at.getTime(),
+    });
   }
 }

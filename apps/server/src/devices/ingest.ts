@@ -122,7 +122,9 @@ export class IngestPipeline {
     }
     this.hooks.onSeen?.(gateway);
     const pending =
-      parsed.kind === 'telemetry' ? this.telemetryRows(gateway, parsed.body) : this.eventRows(gateway, parsed.body);
+      parsed.kind === 'telemetry'
+        ? this.telemetryRows(gateway, parsed.body)
+        : this.eventRows(gateway, parsed.body);
     if (!pending) return;
     while (this.queuedRows >= this.maxQueuedRows && !this.closed) {
       await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
@@ -187,19 +189,32 @@ export class IngestPipeline {
     return d;
   }
 
-  private telemetryRows(gateway: DirectoryEntry, body: TelemetryPayload): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
+  private telemetryRows(
+    gateway: DirectoryEntry,
+    body: TelemetryPayload,
+  ): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
     const ts = this.acceptTs(gateway, body.ts);
     if (ts === undefined) return undefined;
     const rows: Pending['rows'] = [];
     for (const entry of body.devices) {
       const d = this.behind(gateway, entry.sn);
       if (!d) continue;
-      rows.push({ deviceId: d.deviceId, siteId: d.siteId, ts, points: entry.points, timezone: d.timezone, cells: entry.cells });
+      rows.push({
+        deviceId: d.deviceId,
+        siteId: d.siteId,
+        ts,
+        points: entry.points,
+        timezone: d.timezone,
+        cells: entry.cells,
+      });
     }
     return { rows, events: [] };
   }
 
-  private eventRows(gateway: DirectoryEntry, body: EventPayload): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
+  private eventRows(
+    gateway: DirectoryEntry,
+    body: EventPayload,
+  ): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
     const ts = this.acceptTs(gateway, body.ts);
     if (ts === undefined) return undefined;
     const events: EventRow[] = [];
@@ -271,7 +286,10 @@ export class IngestPipeline {
       } catch (err) {
         this.stats.flushFailures++;
         const delay = Math.min(5_000, 100 * 2 ** attempt);
-        this.log.error({ err, rows: rows.length, attempt, retryInMs: delay }, 'telemetry batch write failed; retrying');
+        this.log.error(
+          { err, rows: rows.length, attempt, retryInMs: delay },
+          'telemetry batch write failed; retrying',
+        );
         if (this.closed) throw err;
         await new Promise((r) => setTimeout(r, delay));
       }

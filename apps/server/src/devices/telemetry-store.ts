@@ -141,7 +141,8 @@ export async function storeBatch(
         FROM jsonb_array_elements(${input}::jsonb) AS e
         ON CONFLICT (gateway_id, msg_id, msg_index) DO NOTHING
         RETURNING id, gateway_id AS "gatewayId", msg_id AS "msgId", msg_index AS "msgIndex"`);
-      const key = (e: { gatewayId: number; msgId: string; msgIndex: number }) => `${e.gatewayId}/${e.msgId}/${e.msgIndex}`;
+      const key = (e: { gatewayId: number; msgId: string; msgIndex: number }) =>
+        `${e.gatewayId}/${e.msgId}/${e.msgIndex}`;
       const ids = new Map(
         rowsOf<{ id: number; gatewayId: number; msgId: string; msgIndex: number }>(result).map((r) => [
           key({ ...r, gatewayId: Number(r.gatewayId), msgIndex: Number(r.msgIndex) }),
@@ -168,7 +169,10 @@ export async function storeBatch(
 
 /** One latest row per device: points merged in time order, with the newest cells. */
 function mergeLatest(rows: TelemetryRow[]) {
-  const byDevice = new Map<number, { d: number; t: number; p: Record<string, number>; c?: unknown; ct?: number }>();
+  const byDevice = new Map<
+    number,
+    { d: number; t: number; p: Record<string, number>; c?: unknown; ct?: number }
+  >();
   for (const r of [...rows].sort((a, b) => a.ts - b.ts)) {
     const cur = byDevice.get(r.deviceId) ?? { d: r.deviceId, t: r.ts, p: {} };
     cur.t = Math.max(cur.t, r.ts);

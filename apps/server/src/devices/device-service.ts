@@ -1,0 +1,134 @@
+/**
+ * The device side of the server, assembled: directory → broker transport (embedded aedes, or a
+ * client of MQTT_URL) → ingest pipeline, connection tracker and command service. Started by
+ * `main.ts` after the database, closed before it.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/database';
+import { CommandService } from './commands';
+import { ConnectionTracker, type StatusChange } from './connection-tracker';
+import { DeviceDirectory, type DirectoryEntry } from './device-directory';
+import { EmbeddedBroker } from './embedded-broker';
+import { ExternalBroker } from './external-broker';
+import { IngestPipeline } from './ingest';
+import type { StoredEvent, TelemetryRow } from './telemetry-store';
+
+export interface DeviceServiceOptions {
+  /** External broker; without it the embedded broker listens on `mqttPort`. */
+  mqttUrl?: string | undefined;
+  mqttPort: number;
+  mqttHost?: string;
+  heartbeatTimeoutMs?: number;
+}
+
+export interface DeviceListeners {
+  onStored?(rows: (TelemetryRow & { siteId: number })[]): void;
+  onEvents?(events: StoredEvent[]): void;
+  onStatus?(change: StatusChange): void;
+}
+
+/** Minimum time between two automatic time-sync commands to one gateway. */
+const TIME_SYNC_EVERY_MS = 10 * 60_000;
+
+export class DeviceService {
+  readonly directory: DeviceDirectory;
+  readonly tracker: ConnectionTracker;
+  readonly commands: CommandService;
+  readonly ingest: IngestPipeline;
+  private embedded: EmbeddedBroker | null = null;
+  private external: ExternalBroker | null = null;
+  private lastTimeSync = new Map<number, number>();
+  private readonly listeners = new Set<DeviceListeners>();
+
+  constructor(
+    db: Db,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: DeviceServiceOptions,
+  ) {
+    this.directory = new DeviceDirectory(db);
+    this.tracker = new ConnectionTracker(
+      db,
+      this.directory,
+      log,
+      {
+        onChange: (change) => {
+          for (const l of this.listeners) l.onStatus?.(change);
+        },
+        onClockSkew: (gateway) => this.timeSync(gateway),
+      },
+      options.heartbeatTimeoutMs,
+    );
+    this.commands = new CommandService(this.directory, this.tracker, () =>
+      Promise.reject(new Error('the device transport is not started')),
+    );
+    this.ingest = new IngestPipeline(db, this.directory, log, {
+      onSeen: (gateway) => this.tracker.seen(gateway),
+      onClockSkew: (gateway) => this.timeSync(gateway),
+      onStored: (rows) => {
+        for (const l of this.listeners) l.onStored?.(rows);
+      },
+      onEvents: (events) => {
+        for (const l of this.listeners) l.onEvents?.(events);
+      },
+    });
+  }
+
+  /** Subscribes to stored telemetry, events and connection changes; answers an unsubscribe. */
+  listen(listener: DeviceListeners): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Where devices connect: the embedded broker's port, or the external URL. */
+  get brokerAddress(): { url?: string; port?: number } {
+    return this.external ? { url: this.options.mqttUrl } : { port: this.embedded?.port };
+  }
+
+  async start(): Promise<void> {
+    await this.directory.refresh();
+    await this.tracker.start();
+    const handlers = {
+      telemetry: (sn: string, kind: 'telemetry' | 'event', payload: Buffer) =>
+        this.ingest.accept(sn, kind, payload),
+      status: (gateway: DirectoryEntry, payload: Buffer) => this.tracker.handleStatus(gateway, payload),
+      reply: (payload: Buffer) => this.commands.handleReply(payload),
+      disconnected: (gateway: DirectoryEntry) => this.tracker.disconnected(gateway),
+    };
+    if (this.options.mqttUrl) {
+      const url = new URL(this.options.mqttUrl);
+      const credentials = {
+        ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+        ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      };
+      url.username = '';
+      url.password = '';
+      this.external = new ExternalBroker(url.toString(), this.directory, handlers, this.log, credentials);
+      await this.external.connect();
+      this.commands.setPublisher((t, p, o) => this.external!.publish(t, p, o));
+      this.log.info({ url: url.toString() }, 'connected to the external MQTT broker');
+    } else {
+      this.embedded = new EmbeddedBroker(this.directory, handlers, this.log);
+      const port = await this.embedded.listen(this.options.mqttPort, this.options.mqttHost);
+      this.commands.setPublisher((t, p, o) => this.embedded!.publish(t, p, o));
+      this.log.info({ port }, 'embedded MQTT broker listening');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.commands.close();
+    this.tracker.stop();
+    await this.embedded?.close();
+    await this.external?.close();
+    await this.ingest.close();
+  }
+
+  private timeSync(gateway: DirectoryEntry): void {
+    const last = this.lastTimeSync.get(gateway.deviceId) ?? 0;
+    if (Date.now() - last < TIME_SYNC_EVERY_MS) return;
+    this.lastTimeSync.set(gateway.deviceId, Date.now());
+    this.commands.send(gateway.sn, 'time_sync', { serverTs: Date.now() }).then(
+      (reply) => this.log.info({ sn: gateway.sn, ok: reply.ok }, 'time sync sent'),
+      (err: Error) => this.log.warn({ sn: gateway.sn, err: err.message }, 'time sync failed'),
+    );
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The embedded MQTT broker (aedes) used when MQTT_URL is not set (design §2). Devices connect
+ * with username = SN and password = their secret; a gateway may publish and subscribe only
+ * below `ess/v1/<its SN>/` (docs/device-protocol.md "Connecting").
+ *
+ * Ingest happens in `authorizePublish`, which aedes runs before it sends PUBACK: the PUBACK of
+ * a QoS 1 message therefore leaves only after the message is stored (or deliberately dropped).
+ * If MQTT_PORT is taken, the next free ports are tried (the port in use is logged and shown in
+ * the console), so `npm start` works where 1883 belongs to another broker.
+ */
+import net from 'node:net';
+import { parseDeviceTopic, TOPIC_ROOT } from '@ess/contract';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import type { FastifyBaseLogger } from 'fastify';
+import { verifyDeviceSecret } from '../modules/registry/device-secret';
+import type { DeviceDirectory, DirectoryEntry } from './device-directory';
+
+/** What the broker hands over for each message a gateway publishes. */
+export interface BrokerHandlers {
+  telemetry(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void>;
+  status(gateway: DirectoryEntry, payload: Buffer): Promise<void>;
+  reply(payload: Buffer): void;
+  disconnected(gateway: DirectoryEntry): Promise<void>;
+}
+
+type DeviceClient = Client & { essGateway?: DirectoryEntry };
+
+function authError(message: string, returnCode: 4 | 5): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode }) as AuthenticateError;
+}
+
+/** True when `filter` stays below the gateway's own root (any wildcard comes after it). */
+export function isOwnFilter(sn: string, filter: string): boolean {
+  return filter.startsWith(`${TOPIC_ROOT}/${sn}/`);
+}
+
+export class EmbeddedBroker {
+  readonly broker: Aedes;
+  private server: net.Server | null = null;
+  port = 0;
+
+  constructor(
+    private readonly directory: DeviceDirectory,
+    private readonly handlers: BrokerHandlers,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.broker = new Aedes({ drainTimeout: 30_000, maxClientsIdLength: 64, connectTimeout: 10_000 });
+    this.broker.authenticate = (client, username, password, done) => {
+      void this.authenticate(client as DeviceClient, username, password).then(
+        (ok) => done(null, ok),
+        (err: AuthenticateError) => done(err, null),
+      );
+    };
+    this.broker.authorizePublish = (client, packet, done) => {
+      if (!client) return done(null); // the server's own publications (commands)
+      const gateway = (client as DeviceClient).essGateway;
+      const topic = parseDeviceTopic(packet.topic);
+      if (!gateway || !topic || topic.sn !== gateway.sn || topic.kind === 'cmd') {
+        this.log.warn(
+          { clientId: client.id, topic: packet.topic },
+          'publish outside the gateway’s own topics refused',
+        );
+        return done(new Error('not authorized'));
+      }
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      switch (topic.kind) {
+        case 'telemetry':
+        case 'event':
+          packet.retain = false;
+          this.handlers.telemetry(gateway.sn, topic.kind, payload).then(
+            () => done(null),
+            (err: Error) => done(err),
+          );
+          return;
+        case 'status':
+          this.handlers.status(gateway, payload).then(
+            () => done(null),
+            (err: Error) => done(err),
+          );
+          return;
+        case 'reply':
+          this.handlers.reply(payload);
+          return done(null);
+      }
+    };
+    this.broker.authorizeSubscribe = (client, sub, done) => {
+      const gateway = (client as DeviceClient).essGateway;
+      if (gateway && isOwnFilter(gateway.sn, sub.topic)) return done(null, sub);
+      this.log.warn(
+        { clientId: client.id, filter: sub.topic },
+        'subscription outside the gateway’s own topics refused',
+      );
+      return done(null, null);
+    };
+    this.broker.on('clientDisconnect', (client) => {
+      const gateway = (client as DeviceClient).essGateway;
+      if (gateway) void this.handlers.disconnected(gateway);
+    });
+  }
+
+  private async authenticate(
+    client: DeviceClient,
+    username: string | undefined,
+    password: Buffer | undefined,
+  ) {
+    if (!username || !password) throw authError('anonymous connections are refused', 5);
+    const gateway = await this.directory.lookup(username);
+    if (!gateway?.isGateway || !verifyDeviceSecret(password.toString('utf8'), gateway.secretHash)) {
+      this.log.warn({ username, clientId: client.id }, 'device authentication failed');
+      throw authError('bad user name or password', 4);
+    }
+    const expectedClientId = gateway.mqttClientId ?? gateway.sn;
+    if (client.id !== expectedClientId) {
+      this.log.warn(
+        { username, clientId: client.id, expectedClientId },
+        'device client id does not match the registry',
+      );
+      throw authError('client id does not match the registered MQTT client ID', 5);
+    }
+    client.essGateway = gateway;
+    return true;
+  }
+
+  /** Listens on `port` (0 = any), trying the next 10 ports when it is taken. */
+  async listen(port: number, host = '0.0.0.0'): Promise<number> {
+    await this.broker.listen(); // aedes 1.x: start the broker's persistence and heartbeat
+    const candidates = port === 0 ? [0] : [...Array.from({ length: 11 }, (_, i) => port + i), 0];
+    for (const candidate of candidates) {
+      const server = net.createServer((socket) => this.broker.handle(socket));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(candidate, host, () => resolve());
+        });
+        this.server = server;
+        this.port = (server.address() as net.AddressInfo).port;
+        if (port !== 0 && this.port !== port) {
+          this.log.warn(
+            { wanted: port, port: this.port },
+            `MQTT port ${port} is taken; the embedded broker listens on ${this.port}`,
+          );
+        }
+        return this.port;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      }
+    }
+    throw new Error('no free port for the embedded MQTT broker');
+  }
+
+  /** Publishes from the server (commands). */
+  publish(topic: string, payload: string, options: { qos: 1; retain: boolean }): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.broker.publish(
+        {
+          cmd: 'publish',
+          topic,
+          payload: Buffer.from(payload),
+          qos: options.qos,
+          retain: options.retain,
+          dup: false,
+        },
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.broker.close(() => resolve()));
+    const server = this.server;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
