@@ -155,7 +155,7 @@ describe.each(engines)('device ingest through the embedded broker on %s', (engin
     await expect(client.subscribeAsync('ess/v1/+/cmd', { qos: 1 })).rejects.toThrow(/Subscribe error/);
     const granted = await client.subscribeAsync(deviceTopic(gateway.sn, 'cmd'), { qos: 1 });
     expect(granted.map((g) => g.qos)).toEqual([1]);
-    const closed = new Promise((resolve) => client.once('close', resolve));
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     client.publish('ess/v1/SOMEONE-ELSE/telemetry', '{}', { qos: 1 });
     await closed;
     client.end(true);
