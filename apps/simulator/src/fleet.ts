@@ -15,9 +15,9 @@
  * C (C&I), H (household), S (station), nnn the 1-based position in the fleet.
  *
  * City coordinates are the city centres; sites are placed within ±0.1° of them. Climate normals
- * (January/July mean temperature, mean daily range, mean relative humidity) are rounded values
- * as commonly published for these cities (China Meteorological Administration 1981–2010
- * normals); they only make the simulated weather plausible.
+ * (January/July mean temperature, mean daily range, mean relative humidity) are approximate,
+ * rounded values of the kind published for these cities (China Meteorological Administration
+ * normals), not checked against a primary table; they only make the simulated weather plausible.
  */
 import type { DeviceType } from '@ess/contract';
 import { nominalEnergyKwh, PROFILES, type ProfileId } from './model/profiles';

@@ -11,8 +11,8 @@
  * Thresholds follow the cell datasheets and common BMS/PCS practice (shared/data/README.md: LFP
  * charge limit 3.65 V, cut-off 2.5 V; two alarm levels per quantity as in the OpenEMS Soltaro
  * BMS register map; PCS grid over-voltage and over-temperature as in Sungrow's fault list).
- * Grid over-voltage: warning at 1.10 Un, trip at 1.15 Un (GB/T 34120 / NB/T 32004 style
- * protection bands).
+ * Grid over-voltage: warning at 1.10 Un, trip at 1.15 Un — typical inverter protection bands,
+ * chosen here, not taken from a specific standard's table.
  */
 import type { AlarmLevel, DeviceType } from '@ess/contract';
 import type { EquipmentProfile } from './profiles';

@@ -3,8 +3,7 @@
  *
  * Temperature = seasonal mean + daily cycle + slow weather noise:
  * - seasonal: cosine between the January and July monthly mean temperatures of the city,
- *   warmest around 20 July (day 200) — climate normals in `fleet.ts` (rounded, as commonly
- *   published for Chinese cities);
+ *   warmest around 20 July (day 200) — approximate climate normals per city in `fleet.ts`;
  * - daily: cosine with amplitude half the mean daily range, warmest at 15:00 local, coolest at
  *   03:00 (a standard simplification of the diurnal cycle);
  * - weather: an Ornstein–Uhlenbeck process (σ ≈ 2 K, τ = 2 days) kept in the site state.
