@@ -7,19 +7,24 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { API_PREFIX, ErrorCode } from '@ess/contract';
+import { API_PREFIX, ErrorCode, LIVE_PATH } from '@ess/contract';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { SessionService } from './auth/session-service';
 import type { Config } from './config';
 import type { Db } from './db/database';
+import type { DeviceService } from './devices/device-service';
 import { registerAuthHook } from './http/auth-hook';
 import { failure, registerEnvelope } from './http/envelope';
+import { LiveHub } from './live/live-hub';
+import { dashboardRoutes } from './modules/dashboard/dashboard-routes';
+import { DashboardService } from './modules/dashboard/dashboard-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
@@ -30,6 +35,10 @@ declare module 'fastify' {
     config: Config;
     db: Db;
     sessions: SessionService;
+    dashboard: DashboardService;
+    /** The device side (broker, ingest); null when the app runs without it (some tests). */
+    devices: DeviceService | null;
+    live: LiveHub;
   }
 }
 
@@ -38,10 +47,17 @@ export interface BuildAppOptions {
   db: Db;
   /** Fastify logger option; default: pino at `config.logLevel`. */
   logger?: FastifyServerOptions['logger'];
+  /** The started device service, whose traffic feeds the live push. */
+  devices?: DeviceService | null;
 }
 
 /** The whole server, ready for `inject` or `listen`. Closing it does not close `db`. */
-export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  db,
+  logger,
+  devices = null,
+}: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -90,6 +106,17 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   app.decorate('config', config);
   app.decorate('db', db);
   app.decorate('sessions', new SessionService(db, config.auth));
+  app.decorate('dashboard', new DashboardService(db));
+  app.decorate('devices', devices);
+  const live = new LiveHub(db, app.sessions, app.dashboard, app.log);
+  app.decorate('live', live);
+  live.start(devices);
+  app.addHook('onClose', () => live.close());
+
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+  app.get(LIVE_PATH, { websocket: true, schema: { hide: true } }, (socket, request) =>
+    live.attach(socket, request),
+  );
 
   await app.register(async (api) => {
     registerAuthHook(api, api.sessions, api.db);
@@ -97,6 +124,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     await api.register(employeeRoutes);
     await api.register(menuRoutes);
     await api.register(registryRoutes);
+    await api.register(dashboardRoutes);
   });
 
   registerConsole(app, config.webDistDir);

@@ -46,6 +46,12 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ADDRESS: intFromEnv(20, 1),
   LOGIN_THROTTLE_WINDOW_S: intFromEnv(900, 1),
   SCRYPT_LOG_N: intFromEnv(17, 10).pipe(z.number().max(20)),
+  DEMO_SITES: intFromEnv(8, 0).pipe(z.number().max(999)),
+  SIMULATOR: z.enum(['on', 'off']).default('on'),
+  SIMULATOR_SPEED: z.coerce.number().positive().max(3600).default(1),
+  SIMULATOR_INTERVAL_S: intFromEnv(10, 1),
+  SIMULATOR_SEED: intFromEnv(1, 0),
+  TELEMETRY_RETENTION_DAYS: intFromEnv(400, 1),
 });
 
 export interface Config {
@@ -65,6 +71,19 @@ export interface Config {
   /** Built console served with history fallback. */
   webDistDir: string;
   trustProxy: boolean;
+  demo: {
+    /** Sites of the simulated demo fleet registered at start (0 = none). */
+    sites: number;
+    /** Run the demo fleet's simulator in-process. */
+    simulator: boolean;
+    /** Simulated seconds per real second. */
+    speed: number;
+    /** Simulated seconds between telemetry messages of each demo site. */
+    intervalS: number;
+    seed: number;
+  };
+  /** Raw telemetry older than this is dropped by month (rollups are kept). */
+  telemetryRetentionDays: number;
   auth: {
     accessTokenTtlS: number;
     /** Absolute lifetime of a session's refresh tokens, counted from sign-in. */
@@ -108,6 +127,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     logLevel: e.LOG_LEVEL,
     webDistDir: path.resolve(repoRoot, e.WEB_DIST_DIR),
     trustProxy: e.TRUST_PROXY,
+    demo: {
+      sites: e.DEMO_SITES,
+      simulator: e.SIMULATOR === 'on',
+      speed: e.SIMULATOR_SPEED,
+      intervalS: e.SIMULATOR_INTERVAL_S,
+      seed: e.SIMULATOR_SEED,
+    },
+    telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     auth: {
       accessTokenTtlS: e.ACCESS_TOKEN_TTL_S,
       refreshTokenTtlS: e.REFRESH_TOKEN_TTL_S,

@@ -1,11 +1,17 @@
 /**
- * Entry point: load config, open and migrate the database, seed a fresh one, build the app and
- * listen. SIGINT/SIGTERM close the HTTP server (letting requests finish), then the database.
+ * Entry point: load config, open and migrate the database, seed a fresh one, start the device
+ * side (broker, ingest) and the demo fleet, build the app and listen. SIGINT/SIGTERM stop the
+ * simulator, close the HTTP server (letting requests finish), the broker (storing what was
+ * acknowledged), then the database.
  */
+import type { RunningFleet } from '@ess/simulator';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DataDirInUseError, openDatabase } from './db/database';
 import { seedIfEmpty } from './db/seed';
+import { startDemoFleet } from './demo/demo-fleet';
+import { DeviceService } from './devices/device-service';
+import { dropExpiredPartitions, ensurePartitions } from './devices/telemetry-partitions';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,9 +21,40 @@ async function main(): Promise<void> {
     adminPassword: config.adminPassword,
     scryptLogN: config.auth.scryptLogN,
   });
-  const app = await buildApp({ config, db: database.db });
-  if (seeded) app.log.info('Seeded a new database: sign in as admin with ADMIN_PASSWORD (default admin123).');
-  app.log.info(
+
+  const app = await buildApp({ config, db: database.db, devices: null });
+  const log = app.log;
+  const maintainPartitions = async () => {
+    await ensurePartitions(database.db, log);
+    const dropped = await dropExpiredPartitions(database.db, config.telemetryRetentionDays);
+    if (dropped.length) log.info({ dropped }, 'expired telemetry partitions dropped');
+  };
+  await maintainPartitions();
+  const partitionTimer = setInterval(
+    () => void maintainPartitions().catch((err) => log.error({ err })),
+    12 * 3600_000,
+  );
+  partitionTimer.unref();
+
+  const devices = new DeviceService(database.db, log, {
+    mqttUrl: config.mqttUrl,
+    mqttPort: config.mqttPort,
+    mqttHost: config.host,
+  });
+  await devices.start();
+  app.live.start(devices);
+  app.devices = devices;
+
+  let fleet: RunningFleet | null = null;
+  if (config.demo.sites > 0 && config.demo.simulator) {
+    const brokerUrl = config.mqttUrl ?? `mqtt://127.0.0.1:${devices.brokerAddress.port}`;
+    fleet = await startDemoFleet(database.db, log, { ...config.demo, brokerUrl }, () =>
+      devices.directory.refresh(),
+    );
+  }
+
+  if (seeded) log.info('Seeded a new database: sign in as admin with ADMIN_PASSWORD (default admin123).');
+  log.info(
     { engine: database.engine, dataDir: database.engine === 'pglite' ? config.dataDir : undefined },
     'database ready',
   );
@@ -26,17 +63,22 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), 15_000);
     timer.unref();
+    await fleet?.stop();
     await app.close();
+    await devices.close();
     await database.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  log.info(
+    `ESS Console is ready: open ${address.replace('0.0.0.0', 'localhost')} and sign in (admin / admin123 by default).`,
+  );
 }
 
 main().catch((err: unknown) => {

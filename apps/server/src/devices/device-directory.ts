@@ -22,6 +22,9 @@ export interface DirectoryEntry {
   timezone: string;
 }
 
+/** An unknown SN reloads the cache at most this often (unknown clients cannot force reloads). */
+const MISS_RELOAD_MS = 1_000;
+
 export class DeviceDirectory {
   private bySn = new Map<string, DirectoryEntry>();
   private byId = new Map<number, DirectoryEntry>();
@@ -41,9 +44,16 @@ export class DeviceDirectory {
     return this.loading;
   }
 
-  /** The entry of `sn`, reloading first when the cache is older than `maxAgeMs`. */
+  /**
+   * The entry of `sn`, reloading first when the cache is older than `maxAgeMs`, or when `sn` is
+   * unknown and the cache is older than a second.
+   */
   async lookup(sn: string): Promise<DirectoryEntry | undefined> {
     if (Date.now() - this.loadedAt > this.maxAgeMs) await this.refresh();
+    const entry = this.bySn.get(sn);
+    if (entry || Date.now() - this.loadedAt < MISS_RELOAD_MS) return entry;
+    // Not known yet: a device registered a moment ago connects without waiting for the next reload.
+    await this.refresh();
     return this.bySn.get(sn);
   }
 

@@ -35,6 +35,13 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   const registry = new RegistryService(app.db);
   app.decorate('registry', registry);
   const scopeOf = (request: { auth: { companyId: number } }) => companyScope(app.db, request.auth);
+  // The broker authenticates from a cached directory: reload it after every registry change so
+  // new devices and re-issued secrets work at once.
+  app.addHook('onResponse', async (request) => {
+    if (request.url.startsWith('/api-bms/device/') && !request.url.endsWith('pageList')) {
+      await app.devices?.directory.refresh();
+    }
+  });
 
   app.post(
     RegistryPath.sitePageList,

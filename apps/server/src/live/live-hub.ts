@@ -1,0 +1,241 @@
+/**
+ * Live push to the console over `/ws` (contract api/live.ts). Each socket authenticates with its
+ * session token in the first message, then subscribes to channels: `fleet` (dashboard snapshot
+ * of the caller's companies) and `device:<id>` (latest points of one device in scope).
+ *
+ * Device traffic only marks channels dirty; a 1-second ticker sends what changed, so each
+ * channel gets at most one update per second whatever the device rate (LIVE_MIN_INTERVAL_MS).
+ * A fleet snapshot is computed once per company scope per tick and shared by its sockets.
+ * Every subscribe answers with a full snapshot, which is how a reconnecting console resyncs.
+ */
+import {
+  ErrorCode,
+  errorMessage,
+  LIVE_MIN_INTERVAL_MS,
+  type LiveServerMessage,
+  liveClientMessage,
+} from '@ess/contract';
+import { eq } from 'drizzle-orm';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { AuthContext, SessionService } from '../auth/session-service';
+import type { Db } from '../db/database';
+import { device, deviceLatest } from '../db/schema';
+import type { DeviceService } from '../devices/device-service';
+import { ApiError } from '../http/api-error';
+import type { DashboardService } from '../modules/dashboard/dashboard-service';
+import { type CompanyScope, companyScope, scopeIncludes } from '../tenancy/company-scope';
+
+interface LiveClient {
+  socket: WebSocket;
+  token?: string;
+  auth?: AuthContext;
+  scope?: CompanyScope;
+  scopeKey?: string;
+  channels: Set<string>;
+}
+
+/** Re-check each socket's session this often (revoked sessions are closed). */
+const SESSION_RECHECK_MS = 60_000;
+
+export class LiveHub {
+  private readonly clients = new Set<LiveClient>();
+  private fleetDirty = false;
+  private readonly dirtyDevices = new Map<number, { ts: number; points: Record<string, number> }>();
+  private ticker: NodeJS.Timeout | null = null;
+  private recheck: NodeJS.Timeout | null = null;
+  private unlisten: (() => void) | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sessions: SessionService,
+    private readonly dashboard: DashboardService,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Starts ticking and, when devices run, listening to them; calling it again re-targets it. */
+  start(devices: DeviceService | null): void {
+    this.stopTimers();
+    this.unlisten =
+      devices?.listen({
+        onStored: (rows) => {
+          this.fleetDirty = true;
+          for (const r of rows) {
+            const cur = this.dirtyDevices.get(r.deviceId);
+            if (!cur || r.ts >= cur.ts)
+              this.dirtyDevices.set(r.deviceId, { ts: r.ts, points: { ...cur?.points, ...r.points } });
+          }
+        },
+        onEvents: () => {
+          this.fleetDirty = true;
+        },
+        onStatus: () => {
+          this.fleetDirty = true;
+        },
+      }) ?? null;
+    this.ticker = setInterval(() => void this.tick(), LIVE_MIN_INTERVAL_MS);
+    this.ticker.unref();
+    this.recheck = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
+    this.recheck.unref();
+  }
+
+  private stopTimers(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    if (this.recheck) clearInterval(this.recheck);
+    this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  async close(): Promise<void> {
+    this.stopTimers();
+    for (const c of this.clients) c.socket.close(1001, 'server stopping');
+    this.clients.clear();
+  }
+
+  get connections(): number {
+    return this.clients.size;
+  }
+
+  /** Takes a new WebSocket; refuses other origins (cross-site WebSocket hijacking). */
+  attach(socket: WebSocket, request: FastifyRequest): void {
+    const origin = request.headers.origin;
+    if (origin) {
+      let sameHost = false;
+      try {
+        sameHost = new URL(origin).host === request.headers.host;
+      } catch {
+        sameHost = false;
+      }
+      if (!sameHost) {
+        socket.close(4003, 'origin not allowed');
+        return;
+      }
+    }
+    const client: LiveClient = { socket, channels: new Set() };
+    this.clients.add(client);
+    socket.on('close', () => this.clients.delete(client));
+    socket.on('message', (raw) => void this.onMessage(client, raw.toString(), request.lang));
+  }
+
+  private send(client: LiveClient, message: LiveServerMessage): void {
+    if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify(message));
+  }
+
+  private async onMessage(client: LiveClient, raw: string, lang: 'zh' | 'en'): Promise<void> {
+    let message: ReturnType<typeof liveClientMessage.safeParse>;
+    try {
+      message = liveClientMessage.safeParse(JSON.parse(raw));
+    } catch {
+      return this.send(client, {
+        type: 'error',
+        code: ErrorCode.PARAM_ERROR,
+        msg: errorMessage(ErrorCode.PARAM_ERROR, lang),
+      });
+    }
+    if (!message.success) {
+      return this.send(client, {
+        type: 'error',
+        code: ErrorCode.PARAM_ERROR,
+        msg: errorMessage(ErrorCode.PARAM_ERROR, lang),
+      });
+    }
+    const m = message.data;
+    if (m.type === 'ping') return this.send(client, { type: 'pong' });
+    if (m.type === 'auth') {
+      try {
+        client.auth = await this.sessions.authenticate(m.token);
+        client.token = m.token;
+        client.scope = await companyScope(this.db, client.auth);
+        client.scopeKey = client.scope.all ? 'all' : client.scope.companyIds.join(',');
+        return this.send(client, { type: 'ready' });
+      } catch (err) {
+        const code = err instanceof ApiError ? err.code : ErrorCode.SYSTEM_ERROR;
+        this.send(client, { type: 'error', code, msg: errorMessage(code, lang) });
+        client.socket.close(4001, 'authentication failed');
+        return;
+      }
+    }
+    if (!client.auth || !client.scope) {
+      this.send(client, {
+        type: 'error',
+        code: ErrorCode.TOKEN_INVALID,
+        msg: errorMessage(ErrorCode.TOKEN_INVALID, lang),
+      });
+      return;
+    }
+    if (m.type === 'unsubscribe') {
+      for (const ch of m.channels) client.channels.delete(ch);
+      return;
+    }
+    for (const channel of m.channels) {
+      if (channel === 'fleet') {
+        client.channels.add(channel);
+        this.send(client, { type: 'fleet', ...(await this.fleetSnapshot(client.scope)) });
+        continue;
+      }
+      const deviceId = Number(channel.slice('device:'.length));
+      const [row] = await this.db
+        .select({ companyId: device.companyId })
+        .from(device)
+        .where(eq(device.id, deviceId));
+      if (!row || !scopeIncludes(client.scope, row.companyId)) {
+        this.send(client, {
+          type: 'error',
+          code: ErrorCode.DEVICE_NOT_FOUND,
+          msg: errorMessage(ErrorCode.DEVICE_NOT_FOUND, lang),
+        });
+        continue;
+      }
+      client.channels.add(channel);
+      const [latest] = await this.db.select().from(deviceLatest).where(eq(deviceLatest.deviceId, deviceId));
+      if (latest)
+        this.send(client, { type: 'device', deviceId, ts: latest.ts.getTime(), points: latest.points });
+    }
+  }
+
+  private async fleetSnapshot(scope: CompanyScope) {
+    const { overview, sites, alarms } = await this.dashboard.dashboard(scope);
+    return { overview, sites, alarms };
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (this.fleetDirty) {
+        this.fleetDirty = false;
+        const byScope = new Map<string, Promise<Awaited<ReturnType<LiveHub['fleetSnapshot']>>>>();
+        for (const c of this.clients) {
+          if (!c.channels.has('fleet') || !c.scope || !c.scopeKey) continue;
+          if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.fleetSnapshot(c.scope));
+          this.send(c, { type: 'fleet', ...(await byScope.get(c.scopeKey)!) });
+        }
+      }
+      if (this.dirtyDevices.size > 0) {
+        const updates = [...this.dirtyDevices];
+        this.dirtyDevices.clear();
+        for (const c of this.clients) {
+          for (const [deviceId, u] of updates) {
+            if (c.channels.has(`device:${deviceId}`))
+              this.send(c, { type: 'device', deviceId, ts: u.ts, points: u.points });
+          }
+        }
+      }
+    } catch (err) {
+      this.log.error({ err }, 'live update failed');
+    }
+  }
+
+  private async recheckSessions(): Promise<void> {
+    for (const c of this.clients) {
+      if (!c.token) continue;
+      try {
+        await this.sessions.authenticate(c.token);
+      } catch (err) {
+        const code = err instanceof ApiError ? err.code : ErrorCode.TOKEN_INVALID;
+        // An expired access token is renewed by the console over HTTP; the session itself lives on.
+        if (code === ErrorCode.ACCESS_TOKEN_EXPIRED) continue;
+        this.send(c, { type: 'error', code, msg: errorMessage(code, 'zh') });
+        c.socket.close(4001, 'session ended');
+      }
+    }
+  }
+}

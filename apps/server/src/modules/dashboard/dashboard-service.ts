@@ -1,0 +1,201 @@
+/**
+ * The operational overview (spec §2 `/dashboard`, devices issue) for a company scope: fleet
+ * KPIs, today's power curve from the 15-minute rollups, per-site status and the latest alarms.
+ *
+ * Sign convention (design §4): PCS/battery power + = discharging, − = charging; grid meter
+ * power + = import. Today's energy per PCS = today's last register value − yesterday's last
+ * (or today's first when there is no yesterday), from the site-local daily rollups.
+ */
+import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/database';
+import { type CompanyScope, rowsOf } from '../../tenancy/company-scope';
+
+/** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
+export const FLEET_TIMEZONE = 'Asia/Shanghai';
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function scopeSql(scope: CompanyScope, column: string) {
+  if (scope.all) return sql`TRUE`;
+  const ids = scope.companyIds.length ? scope.companyIds : [-1];
+  return sql`${sql.raw(column)} IN (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+}
+
+export class DashboardService {
+  constructor(private readonly db: Db) {}
+
+  async dashboard(scope: CompanyScope): Promise<DashboardData> {
+    const [sites, alarms, powerCurve] = [
+      await this.sites(scope),
+      await this.alarms(scope),
+      await this.powerCurve(scope),
+    ];
+    return { overview: await this.overview(scope, sites), powerCurve, sites, alarms };
+  }
+
+  /** Fleet KPIs, built from the per-site figures plus device counts. */
+  async overview(scope: CompanyScope, sites?: SiteStatus[]): Promise<FleetOverview> {
+    const perSite = sites ?? (await this.sites(scope));
+    const counts = rowsOf<{ devices: number; online: number; offline: number }>(
+      await this.db.execute(sql`
+        SELECT count(*)::int AS devices,
+               count(*) FILTER (WHERE gateway_id IS NULL AND online)::int AS online,
+               count(*) FILTER (WHERE gateway_id IS NULL AND NOT online)::int AS offline
+        FROM device WHERE ${scopeSql(scope, 'company_id')}`),
+    )[0];
+    const socWeighted = perSite.filter((s) => s.socPct !== null && s.online && s.capacityKwh > 0);
+    const weight = socWeighted.reduce((n, s) => n + s.capacityKwh, 0);
+    const power = perSite.map((s) => (s.online ? (s.batteryPowerKw ?? 0) : 0));
+    return {
+      sites: perSite.length,
+      devices: num(counts?.devices),
+      gatewaysOnline: num(counts?.online),
+      gatewaysOffline: num(counts?.offline),
+      capacityKwh: round(perSite.reduce((n, s) => n + s.capacityKwh, 0)),
+      ratedPowerKw: round(perSite.reduce((n, s) => n + s.ratedPowerKw, 0)),
+      batteryPowerKw: round(power.reduce((n, p) => n + p, 0)),
+      chargingPowerKw: round(-power.filter((p) => p < 0).reduce((n, p) => n + p, 0)),
+      dischargingPowerKw: round(power.filter((p) => p > 0).reduce((n, p) => n + p, 0)),
+      todayChargeKwh: round(perSite.reduce((n, s) => n + s.todayChargeKwh, 0)),
+      todayDischargeKwh: round(perSite.reduce((n, s) => n + s.todayDischargeKwh, 0)),
+      fleetSocPct:
+        weight > 0
+          ? round(socWeighted.reduce((n, s) => n + (s.socPct ?? 0) * s.capacityKwh, 0) / weight)
+          : null,
+      updatedAt: Date.now(),
+    };
+  }
+
+  /** One row per site in scope. */
+  async sites(scope: CompanyScope): Promise<SiteStatus[]> {
+    const result = await this.db.execute(sql`
+      WITH s AS (
+        SELECT s.id, s.code, s.name, s.timezone, c.name AS company_name
+        FROM site s JOIN company c ON c.id = s.company_id
+        WHERE ${scopeSql(scope, 's.company_id')}
+      ),
+      gw AS (
+        SELECT d.site_id, bool_or(d.online) AS online, max(d.last_seen_at) AS last_seen_at,
+               (array_agg(d.offline_reason ORDER BY d.status_changed_at DESC NULLS LAST))[1] AS offline_reason
+        FROM device d JOIN s ON s.id = d.site_id WHERE d.gateway_id IS NULL GROUP BY d.site_id
+      ),
+      dev AS (
+        SELECT d.site_id,
+               sum(d.capacity_kwh) FILTER (WHERE d.type = 'bms') AS capacity_kwh,
+               sum(d.rated_power_kw) FILTER (WHERE d.type = 'pcs') AS rated_power_kw,
+               sum((l.points->>'p_kw')::float8) FILTER (WHERE d.type = 'pcs') AS battery_kw,
+               sum((l.points->>'p_kw')::float8) FILTER (WHERE d.type = 'meter') AS grid_kw,
+               sum((l.points->>'soc_pct')::float8 * coalesce(d.capacity_kwh, 1)) FILTER (WHERE d.type = 'bms')
+                 / nullif(sum(coalesce(d.capacity_kwh, 1)) FILTER (WHERE d.type = 'bms' AND l.points ? 'soc_pct'), 0) AS soc
+        FROM device d JOIN s ON s.id = d.site_id LEFT JOIN device_latest l ON l.device_id = d.id
+        GROUP BY d.site_id
+      ),
+      energy AS (
+        SELECT d.site_id, r.point,
+               sum(r.last_value - coalesce(y.last_value, r.first_value)) AS kwh
+        FROM device d JOIN s ON s.id = d.site_id
+        JOIN telemetry_rollup r ON r.device_id = d.id AND r.bucket_s = 86400
+             AND r.point IN ('e_charge_total_kwh', 'e_discharge_total_kwh')
+             AND r.bucket_start = date_trunc('day', now() AT TIME ZONE s.timezone) AT TIME ZONE s.timezone
+        LEFT JOIN telemetry_rollup y ON y.device_id = r.device_id AND y.bucket_s = 86400 AND y.point = r.point
+             AND y.bucket_start = (date_trunc('day', now() AT TIME ZONE s.timezone) - interval '1 day') AT TIME ZONE s.timezone
+        WHERE d.type = 'pcs'
+        GROUP BY d.site_id, r.point
+      ),
+      active AS (
+        SELECT site_id, count(*)::int AS n FROM (
+          SELECT DISTINCT ON (device_id, code) site_id, kind FROM alarm_event
+          WHERE ${scopeSql(scope, 'company_id')}
+          ORDER BY device_id, code, ts DESC, id DESC
+        ) last WHERE kind = 'produce' GROUP BY site_id
+      )
+      SELECT s.id, s.code, s.name, s.company_name,
+             coalesce(gw.online, false) AS online, gw.offline_reason,
+             (extract(epoch FROM gw.last_seen_at) * 1000)::bigint AS last_seen_at,
+             dev.capacity_kwh, dev.rated_power_kw, dev.battery_kw, dev.grid_kw, dev.soc,
+             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.point = 'e_charge_total_kwh') AS charge_kwh,
+             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.point = 'e_discharge_total_kwh') AS discharge_kwh,
+             coalesce(active.n, 0) AS active_alarms
+      FROM s LEFT JOIN gw ON gw.site_id = s.id LEFT JOIN dev ON dev.site_id = s.id
+      LEFT JOIN active ON active.site_id = s.id
+      ORDER BY s.id`);
+    return rowsOf<Record<string, unknown>>(result).map((r) => ({
+      siteId: num(r.id),
+      code: String(r.code),
+      name: String(r.name),
+      companyName: String(r.company_name),
+      online: Boolean(r.online),
+      offlineReason: (r.offline_reason ?? null) as SiteStatus['offlineReason'],
+      lastSeenAt: numOrNull(r.last_seen_at),
+      capacityKwh: round(num(r.capacity_kwh)),
+      ratedPowerKw: round(num(r.rated_power_kw)),
+      socPct: r.soc === null || r.soc === undefined ? null : round(Number(r.soc)),
+      batteryPowerKw:
+        r.battery_kw === null || r.battery_kw === undefined ? null : round(Number(r.battery_kw)),
+      gridPowerKw: r.grid_kw === null || r.grid_kw === undefined ? null : round(Number(r.grid_kw)),
+      todayChargeKwh: round(Math.max(0, num(r.charge_kwh))),
+      todayDischargeKwh: round(Math.max(0, num(r.discharge_kwh))),
+      activeAlarms: num(r.active_alarms),
+    }));
+  }
+
+  /** Today's 15-minute averages summed over the fleet (FLEET_TIMEZONE day). */
+  async powerCurve(scope: CompanyScope): Promise<PowerCurve> {
+    const result = await this.db.execute(sql`
+      SELECT (extract(epoch FROM r.bucket_start) * 1000)::bigint AS ts,
+             sum(r.sum / r.n) FILTER (WHERE d.type = 'pcs') AS battery,
+             sum(r.sum / r.n) FILTER (WHERE d.type = 'meter') AS grid,
+             sum(r.sum / r.n) FILTER (WHERE d.type = 'pv') AS pv
+      FROM telemetry_rollup r JOIN device d ON d.id = r.device_id
+      WHERE r.bucket_s = 900 AND r.point = 'p_kw' AND d.type IN ('pcs', 'meter', 'pv')
+        AND ${scopeSql(scope, 'd.company_id')}
+        AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${FLEET_TIMEZONE}) AT TIME ZONE ${FLEET_TIMEZONE}
+      GROUP BY r.bucket_start ORDER BY r.bucket_start`);
+    const rows = rowsOf<Record<string, unknown>>(result);
+    const curve: PowerCurve = { ts: [], batteryKw: [], gridKw: [], pvKw: [], loadKw: [] };
+    for (const r of rows) {
+      const battery = numOrNull(r.battery);
+      const grid = numOrNull(r.grid);
+      const pv = numOrNull(r.pv);
+      curve.ts.push(num(r.ts));
+      curve.batteryKw.push(battery === null ? null : round(battery));
+      curve.gridKw.push(grid === null ? null : round(grid));
+      curve.pvKw.push(pv === null ? null : round(pv));
+      curve.loadKw.push(
+        grid === null && battery === null ? null : round((grid ?? 0) + (pv ?? 0) + (battery ?? 0)),
+      );
+    }
+    return curve;
+  }
+
+  /** The newest alarm events in scope. */
+  async alarms(scope: CompanyScope, limit = 20): Promise<AlarmRow[]> {
+    const result = await this.db.execute(sql`
+      SELECT a.id, a.site_id, s.name AS site_name, d.sn, (extract(epoch FROM a.ts) * 1000)::bigint AS ts,
+             a.kind, a.code, a.level, a.content
+      FROM alarm_event a JOIN site s ON s.id = a.site_id JOIN device d ON d.id = a.device_id
+      WHERE ${scopeSql(scope, 'a.company_id')}
+      ORDER BY a.ts DESC, a.id DESC LIMIT ${limit}`);
+    return rowsOf<Record<string, unknown>>(result).map((r) => ({
+      id: num(r.id),
+      siteId: num(r.site_id),
+      siteName: String(r.site_name),
+      deviceSn: String(r.sn),
+      ts: num(r.ts),
+      kind: r.kind as AlarmRow['kind'],
+      code: String(r.code),
+      level: r.level as AlarmRow['level'],
+      content: String(r.content),
+    }));
+  }
+}
+
+/** Two decimals: kW and kWh are shown with at most that. */
+function round(v: number): number {
+  return Math.round(v * 100) / 100;
+}
