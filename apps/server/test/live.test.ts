@@ -92,9 +92,7 @@ describe.each(engines)('live push on %s', (engine) => {
     live.send({ type: 'auth', token: admin.token });
     await live.next('ready');
     live.send({ type: 'subscribe', channels: ['fleet'] });
-    const snapshot = (await live.next('fleet')) as {
-      overview: { gatewaysOnline: number; capacityKwh: number };
-    };
+    const snapshot = await live.next('fleet');
     expect(snapshot.overview).toMatchObject({ gatewaysOnline: 0, capacityKwh: 215 });
 
     const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${devices.brokerAddress.port}`, {
@@ -116,13 +114,7 @@ describe.each(engines)('live push on %s', (engine) => {
       }),
       { qos: 1 },
     );
-    const update = (await live.next(
-      'fleet',
-      5000,
-      (m) => (m.overview as { gatewaysOnline: number }).gatewaysOnline === 1,
-    )) as {
-      overview: { dischargingPowerKw: number; fleetSocPct: number };
-    };
+    const update = await live.next('fleet', 5000, (m) => m.overview.gatewaysOnline === 1);
     expect(update.overview).toMatchObject({ dischargingPowerKw: 42, fleetSocPct: 61 });
     await device.endAsync();
     live.socket.close();
