@@ -109,9 +109,9 @@ export class DashboardService {
       ),
       active AS (
         SELECT site_id, count(*)::int AS n FROM (
-          SELECT DISTINCT ON (device_id, code) site_id, kind FROM alarm_event
+          SELECT DISTINCT ON (device_id, code, level) site_id, kind FROM alarm_event
           WHERE ${scopeSql(scope, 'company_id')}
-          ORDER BY device_id, code, ts DESC, id DESC
+          ORDER BY device_id, code, level, ts DESC, id DESC
         ) last WHERE kind = 'produce' GROUP BY site_id
       )
       SELECT s.id, s.code, s.name, s.company_name,
