@@ -19,6 +19,14 @@ export interface DeviceServiceOptions {
   mqttPort: number;
   mqttHost?: string;
   heartbeatTimeoutMs?: number;
+  /** How often gateways are checked against the heartbeat timeout (ms; default 15 s). */
+  heartbeatSweepMs?: number;
+  /**
+   * Shared-subscription group of the ingest subscriptions on an external broker (default
+   * `ess-ingest`). Instances on one database share a group; a separate deployment on the same
+   * broker (or a test) needs its own, or it receives messages of devices it does not know.
+   */
+  mqttShareGroup?: string;
 }
 
 export interface DeviceListeners {
@@ -86,7 +94,7 @@ export class DeviceService {
 
   async start(): Promise<void> {
     await this.directory.refresh();
-    await this.tracker.start();
+    await this.tracker.start(this.options.heartbeatSweepMs);
     const handlers = {
       telemetry: (sn: string, kind: 'telemetry' | 'event', payload: Buffer) =>
         this.ingest.accept(sn, kind, payload),
@@ -102,7 +110,14 @@ export class DeviceService {
       };
       url.username = '';
       url.password = '';
-      this.external = new ExternalBroker(url.toString(), this.directory, handlers, this.log, credentials);
+      this.external = new ExternalBroker(
+        url.toString(),
+        this.directory,
+        handlers,
+        this.log,
+        credentials,
+        this.options.mqttShareGroup,
+      );
       await this.external.connect();
       this.commands.setPublisher((t, p, o) => this.external!.publish(t, p, o));
       this.log.info({ url: url.toString() }, 'connected to the external MQTT broker');

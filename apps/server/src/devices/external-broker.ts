@@ -22,6 +22,7 @@ export class ExternalBroker {
     private readonly handlers: BrokerHandlers,
     private readonly log: FastifyBaseLogger,
     private readonly credentials: { username?: string; password?: string } = {},
+    private readonly shareGroup = SHARE_GROUP,
   ) {}
 
   async connect(): Promise<void> {
@@ -48,9 +49,9 @@ export class ExternalBroker {
     client.on('reconnect', () => this.log.warn('reconnecting to the MQTT broker'));
     await client.subscribeAsync(
       [
-        `$share/${SHARE_GROUP}/${TOPIC_ROOT}/+/telemetry`,
-        `$share/${SHARE_GROUP}/${TOPIC_ROOT}/+/event`,
-        `$share/${SHARE_GROUP}/${TOPIC_ROOT}/+/cmd/reply`,
+        `$share/${this.shareGroup}/${TOPIC_ROOT}/+/telemetry`,
+        `$share/${this.shareGroup}/${TOPIC_ROOT}/+/event`,
+        `$share/${this.shareGroup}/${TOPIC_ROOT}/+/cmd/reply`,
         // Status is retained and small: every instance keeps its own view of who is online.
         `${TOPIC_ROOT}/+/status`,
       ],
