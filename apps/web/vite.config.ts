@@ -2,8 +2,8 @@
  * Vite config of the console (apps/web).
  *
  * - `npm run build --workspace @ess/web` writes the SPA to apps/web/dist, which the server serves.
- * - `npm run dev --workspace @ess/web` serves it on :5173 and forwards `/api-bms/*` to the server
- *   on http://localhost:8080 (override with the environment variable ESS_API_TARGET).
+ * - `npm run dev --workspace @ess/web` serves it on :5173 and forwards `/api-bms/*` and the live
+ *   WebSocket `/ws` to the server on http://localhost:8080 (override with ESS_API_TARGET).
  * - `@/…` resolves to `src/…` (tsconfig `paths`).
  */
 import react from '@vitejs/plugin-react';
@@ -52,7 +52,10 @@ export default defineConfig(({ mode }) => {
     resolve: { tsconfigPaths: true },
     server: {
       port: 5173,
-      proxy: { '/api-bms': { target: apiTarget, changeOrigin: true } },
+      proxy: {
+        '/api-bms': { target: apiTarget, changeOrigin: true },
+        '/ws': { target: apiTarget, ws: true },
+      },
     },
     build: {
       outDir: 'dist',

@@ -124,6 +124,9 @@ export async function refreshExpiredToken(usedToken: string | null): Promise<str
   try {
     if (!usedToken || usedToken === getCredentials().token) await refreshAccessToken();
   } catch (err) {
+    // As for HTTP calls: another tab may have refreshed first; use the token it stored.
+    const stored = getCredentials().token;
+    if (stored && stored !== usedToken) return stored;
     if (err instanceof ApiError) handleFailure(err.code, err.serverMsg, { errorText: 'none' });
     throw err;
   }

@@ -100,6 +100,14 @@ const enUS: Resources = {
     open: 'Open',
     external: 'External link',
   },
+  live: {
+    idle: 'Not connected',
+    connecting: 'Connecting…',
+    live: 'Live',
+    reconnecting: 'Reconnecting…',
+    closed: 'Live updates unavailable',
+    updatedAt: 'Updated {{time}}',
+  },
   menus: {
     title: 'Menus',
     filterPlaceholder: 'Filter by title, path or permission',

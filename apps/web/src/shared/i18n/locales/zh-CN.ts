@@ -99,6 +99,14 @@ const zhCN = {
     open: '打开',
     external: '外部链接',
   },
+  live: {
+    idle: '未连接',
+    connecting: '连接中…',
+    live: '实时',
+    reconnecting: '重新连接中…',
+    closed: '实时推送不可用',
+    updatedAt: '更新于 {{time}}',
+  },
   menus: {
     title: '菜单管理',
     filterPlaceholder: '按名称、路径或权限标识筛选',
