@@ -14,6 +14,7 @@ type View = LazyExoticComponent<ComponentType>;
 
 export const VIEW_REGISTRY: Record<string, View> = {
   'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
+  'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
 };
 

@@ -1,0 +1,359 @@
+/**
+ * Add / edit a device (700 px, spec §9). Rules mirror the server's `deviceInput`:
+ * SN 4–40 of A–Z a–z 0–9 _ - (contract `SN_PATTERN`); a type; model ≤ 64; rated power (kW) and
+ * capacity (kWh) > 0 when given (spec §5 "number must be greater than 0"); connection address a
+ * dotted IPv4 (spec §5 "please enter the correct Ip address"); port an integer 1–65535.
+ *
+ * The gateway select lists only the gateways of the chosen site. Left empty, the device is a
+ * gateway with its own MQTT connection: it gets a secret on creation, which the parent shows
+ * once (`onSecret`). A taken SN (3032) marks the SN field; a gateway that still has devices
+ * behind it cannot become a sub-device (3038) and marks the gateway field.
+ * Test hooks: `device-dialog`, `device-site`, `device-sn`, `device-type`, `device-model`,
+ * `device-gateway`, `device-rated-power`, `device-capacity`, `device-client-id`,
+ * `device-address`, `device-port`, `device-submit`.
+ */
+import {
+  DEVICE_TYPES,
+  type DeviceRow,
+  type DeviceType,
+  isValidIpv4,
+  type SiteRow,
+  SN_PATTERN,
+} from '@ess/contract';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Form, Input, InputNumber, Modal, Select } from 'antd';
+import { useEffect, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { isApiError } from '@/shared/api/errors';
+import { DIALOG_WIDTH_PX } from '@/shared/config';
+import { showSuccess } from '@/shared/feedback';
+import { catalogueText, validationText } from '@/shared/i18n';
+import { type DeviceForm, type DeviceSecret, fetchGateways, registryKeys, saveDevice } from '../api';
+import { typeLabel } from '../labels';
+
+const SN_EXISTS = 3032;
+const GATEWAY_HAS_DEVICES = 3038;
+const GATEWAY_NOT_FOUND = 3030;
+/** Upper bounds of the server (contract `deviceInput`). */
+const MAX_RATED_POWER_KW = 1_000_000;
+const MAX_CAPACITY_KWH = 10_000_000;
+
+interface Values {
+  siteId?: number;
+  sn: string;
+  type?: DeviceType;
+  model?: string;
+  gatewayId?: number | null;
+  ratedPowerKw?: number | null;
+  capacityKwh?: number | null;
+  mqttClientId?: string;
+  connAddress?: string;
+  connPort?: number | null;
+}
+
+interface Props {
+  open: boolean;
+  /** The device to edit; none to add one. */
+  device: DeviceRow | null;
+  /** Sites offered in the site select (the loaded page of the site list). */
+  sites: SiteRow[];
+  /** Site preselected when adding. */
+  defaultSiteId: number | null;
+  onClose: () => void;
+  /** A new gateway's credentials, to be shown once. */
+  onSecret: (secret: DeviceSecret) => void;
+}
+
+const reject = (text: string) => Promise.reject(new Error(text));
+
+/** `> 0` and at most `max` when given (spec §5). */
+function positive(max: number, tooLarge: string) {
+  return (_: unknown, v: number | null | undefined) => {
+    if (v === null || v === undefined) return Promise.resolve();
+    if (!(v > 0)) return reject(validationText('numberPositive'));
+    if (v > max) return reject(tooLarge);
+    return Promise.resolve();
+  };
+}
+
+/** The device dialog; see the module comment. */
+export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSecret }: Props) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<Values>();
+  const queryClient = useQueryClient();
+  const siteId = Form.useWatch('siteId', form);
+  const gatewayId = Form.useWatch('gatewayId', form);
+  const sn = Form.useWatch('sn', form);
+  const isGateway = gatewayId === null || gatewayId === undefined;
+
+  useEffect(() => {
+    if (!open) return;
+    form.setFieldsValue(
+      device
+        ? {
+            siteId: device.siteId,
+            sn: device.sn,
+            type: device.type,
+            model: device.model ?? undefined,
+            gatewayId: device.gatewayId,
+            ratedPowerKw: device.ratedPowerKw,
+            capacityKwh: device.capacityKwh,
+            mqttClientId: device.mqttClientId ?? undefined,
+            connAddress: device.connAddress ?? undefined,
+            connPort: device.connPort,
+          }
+        : { siteId: defaultSiteId ?? undefined, gatewayId: null },
+    );
+  }, [open, device, defaultSiteId, form]);
+
+  const gateways = useQuery({
+    queryKey: registryKeys.gateways(siteId ?? 0),
+    queryFn: () => fetchGateways(siteId!),
+    enabled: open && siteId !== undefined,
+  });
+  const gatewayOptions = useMemo(
+    () =>
+      (gateways.data ?? [])
+        .filter((g) => g.id !== device?.id)
+        .map((g) => ({
+          value: g.id,
+          label: `${g.sn} · ${typeLabel(t, g.type)}${g.online ? '' : ` (${t('devices.offline')})`}`,
+        })),
+    [gateways.data, device, t],
+  );
+
+  // A gateway from another site cannot stay selected when the site changes.
+  useEffect(() => {
+    if (!gateways.data || gatewayId === null || gatewayId === undefined) return;
+    if (!gateways.data.some((g) => g.id === gatewayId)) form.setFieldValue('gatewayId', null);
+  }, [gateways.data, gatewayId, form]);
+
+  const siteOptions = useMemo(() => {
+    const options = sites.map((s) => ({ value: s.id, label: `${s.name} (${s.code})` }));
+    if (device && !sites.some((s) => s.id === device.siteId)) {
+      options.unshift({ value: device.siteId, label: device.siteName });
+    }
+    return options;
+  }, [sites, device]);
+
+  const typeOptions = DEVICE_TYPES.map((type) => ({ value: type, label: typeLabel(t, type) }));
+
+  const mutation = useMutation({
+    mutationFn: (values: DeviceForm) => saveDevice(values, device?.id),
+    onSuccess: ({ secret }) => {
+      showSuccess(t('devices.deviceSaved'));
+      void queryClient.invalidateQueries({ queryKey: registryKeys.all });
+      onClose();
+      if (secret) onSecret(secret);
+    },
+    onError: (err) => {
+      if (!isApiError(err)) return;
+      if (err.code === SN_EXISTS) form.setFields([{ name: 'sn', errors: [catalogueText(SN_EXISTS)] }]);
+      if (err.code === GATEWAY_HAS_DEVICES || err.code === GATEWAY_NOT_FOUND) {
+        form.setFields([{ name: 'gatewayId', errors: [catalogueText(err.code)] }]);
+      }
+    },
+  });
+
+  const submit = async () => {
+    let values: Values;
+    try {
+      values = await form.validateFields();
+    } catch {
+      return;
+    }
+    const gateway = values.gatewayId ?? null;
+    mutation.mutate({
+      siteId: values.siteId!,
+      sn: values.sn.trim(),
+      type: values.type!,
+      model: values.model?.trim() || null,
+      gatewayId: gateway,
+      ratedPowerKw: values.ratedPowerKw ?? null,
+      capacityKwh: values.capacityKwh ?? null,
+      mqttClientId: gateway === null ? values.mqttClientId?.trim() || null : null,
+      connAddress: values.connAddress?.trim() || null,
+      connPort: values.connPort ?? null,
+    });
+  };
+
+  const becomesSubDevice = device !== null && device.gatewayId === null && !isGateway;
+  const becomesGateway = device !== null && device.gatewayId !== null && isGateway;
+
+  return (
+    <Modal
+      open={open}
+      title={device ? t('devices.editDevice') : t('devices.addDevice')}
+      width={DIALOG_WIDTH_PX}
+      okText={t('common.save')}
+      cancelText={t('common.cancel')}
+      confirmLoading={mutation.isPending}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      afterClose={() => form.resetFields()}
+      destroyOnHidden
+      okButtonProps={{ 'data-testid': 'device-submit' }}
+    >
+      <div data-testid="device-dialog">
+        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="siteId"
+              label={t('devices.field.site')}
+              rules={[{ required: true, message: t('devices.rule.siteRequired') }]}
+            >
+              <Select
+                showSearch={{ optionFilterProp: 'label' }}
+                options={siteOptions}
+                placeholder={t('devices.placeholder.site')}
+                data-testid="device-site"
+              />
+            </Form.Item>
+            <Form.Item<Values>
+              name="type"
+              label={t('devices.field.type')}
+              rules={[{ required: true, message: t('devices.rule.typeRequired') }]}
+            >
+              <Select
+                options={typeOptions}
+                placeholder={t('devices.placeholder.type')}
+                data-testid="device-type"
+              />
+            </Form.Item>
+          </div>
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="sn"
+              label={t('devices.field.sn')}
+              rules={[
+                { required: true, whitespace: true, message: t('devices.rule.snRequired') },
+                { pattern: SN_PATTERN, message: t('devices.rule.snFormat') },
+              ]}
+            >
+              <Input
+                maxLength={40}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder={t('devices.rule.snFormat')}
+                data-testid="device-sn"
+              />
+            </Form.Item>
+            <Form.Item<Values> name="model" label={t('devices.field.model')}>
+              <Input maxLength={64} data-testid="device-model" />
+            </Form.Item>
+          </div>
+          <Form.Item<Values>
+            name="gatewayId"
+            label={t('devices.field.gateway')}
+            extra={isGateway ? t('devices.gatewayHint') : t('devices.gatewayHintBehind')}
+          >
+            <Select
+              allowClear
+              options={gatewayOptions}
+              loading={gateways.isFetching}
+              disabled={siteId === undefined}
+              placeholder={t('devices.gatewayNone')}
+              notFoundContent={t('devices.noGateways')}
+              onClear={() => form.setFieldValue('gatewayId', null)}
+              data-testid="device-gateway"
+            />
+          </Form.Item>
+          {becomesSubDevice && (
+            <Alert
+              className="registry-form__alert"
+              type="warning"
+              showIcon
+              title={t('devices.becomesSubDevice')}
+            />
+          )}
+          {becomesGateway && (
+            <Alert
+              className="registry-form__alert"
+              type="info"
+              showIcon
+              title={t('devices.becomesGateway')}
+            />
+          )}
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="ratedPowerKw"
+              label={t('devices.field.ratedPower')}
+              extra={t('devices.ratedPowerHint')}
+              rules={[
+                {
+                  validator: positive(
+                    MAX_RATED_POWER_KW,
+                    t('devices.rule.tooLarge', { max: MAX_RATED_POWER_KW }),
+                  ),
+                },
+              ]}
+            >
+              <InputNumber className="registry-form__number" suffix="kW" data-testid="device-rated-power" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="capacityKwh"
+              label={t('devices.field.capacity')}
+              extra={t('devices.capacityHint')}
+              rules={[
+                {
+                  validator: positive(
+                    MAX_CAPACITY_KWH,
+                    t('devices.rule.tooLarge', { max: MAX_CAPACITY_KWH }),
+                  ),
+                },
+              ]}
+            >
+              <InputNumber className="registry-form__number" suffix="kWh" data-testid="device-capacity" />
+            </Form.Item>
+          </div>
+          {isGateway && (
+            <Form.Item<Values>
+              name="mqttClientId"
+              label={t('devices.field.mqttClientId')}
+              extra={t('devices.mqttClientIdHint')}
+            >
+              <Input
+                maxLength={64}
+                autoComplete="off"
+                spellCheck={false}
+                placeholder={sn?.trim() || undefined}
+                data-testid="device-client-id"
+              />
+            </Form.Item>
+          )}
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="connAddress"
+              label={t('devices.field.connAddress')}
+              rules={[
+                {
+                  validator: (_, v: string | undefined) =>
+                    !v?.trim() || isValidIpv4(v.trim())
+                      ? Promise.resolve()
+                      : reject(validationText('ipInvalid')),
+                },
+              ]}
+            >
+              <Input placeholder="192.168.1.10" autoComplete="off" data-testid="device-address" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="connPort"
+              label={t('devices.field.connPort')}
+              rules={[
+                {
+                  validator: (_, v: number | null | undefined) =>
+                    v === null || v === undefined || (Number.isInteger(v) && v >= 1 && v <= 65535)
+                      ? Promise.resolve()
+                      : reject(t('devices.rule.port')),
+                },
+              ]}
+            >
+              <InputNumber className="registry-form__number" placeholder="502" data-testid="device-port" />
+            </Form.Item>
+          </div>
+          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+        </Form>
+      </div>
+    </Modal>
+  );
+}

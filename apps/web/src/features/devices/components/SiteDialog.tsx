@@ -1,0 +1,181 @@
+/**
+ * Add / edit a site (700 px, spec §9). Rules mirror the server's `siteInput`: code 2–32 letters,
+ * digits, '_' or '-'; name 1–64; address ≤ 200; an IANA time zone (default Asia/Shanghai);
+ * latitude −90…90 and longitude −180…180, both optional. A taken code (3039) marks the field.
+ * Test hooks: `site-dialog`, `site-code`, `site-name`, `site-address`, `site-timezone`,
+ * `site-latitude`, `site-longitude`, `site-submit`.
+ */
+import type { SiteRow } from '@ess/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Form, Input, InputNumber, Modal, Select } from 'antd';
+import { useEffect, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { isApiError } from '@/shared/api/errors';
+import { DIALOG_WIDTH_PX } from '@/shared/config';
+import { showSuccess } from '@/shared/feedback';
+import { catalogueText } from '@/shared/i18n';
+import { registryKeys, type SiteForm, saveSite } from '../api';
+
+/** Site code rule (contract registry.ts `siteInput.code`). */
+const SITE_CODE_PATTERN = /^[A-Za-z0-9_-]{2,32}$/;
+const DEFAULT_TIMEZONE = 'Asia/Shanghai';
+const SITE_CODE_EXISTS = 3039;
+
+function timeZones(current: string | undefined): string[] {
+  let zones: string[];
+  try {
+    zones = Intl.supportedValuesOf('timeZone');
+  } catch {
+    zones = [DEFAULT_TIMEZONE, 'UTC'];
+  }
+  const all = new Set([DEFAULT_TIMEZONE, 'UTC', ...zones]);
+  if (current) all.add(current);
+  return [...all].sort((a, b) => a.localeCompare(b));
+}
+
+interface Values {
+  code: string;
+  name: string;
+  address?: string;
+  timezone: string;
+  latitude?: number | null;
+  longitude?: number | null;
+}
+
+interface Props {
+  open: boolean;
+  /** The site to edit; none to add one. */
+  site: SiteRow | null;
+  onClose: () => void;
+  /** After a successful save, with the new id when added. */
+  onSaved?: () => void;
+}
+
+/** The site dialog; see the module comment. */
+export function SiteDialog({ open, site, onClose, onSaved }: Props) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<Values>();
+  const queryClient = useQueryClient();
+  const zones = useMemo(() => timeZones(site?.timezone).map((z) => ({ value: z, label: z })), [site]);
+
+  useEffect(() => {
+    if (!open) return;
+    form.setFieldsValue(
+      site
+        ? {
+            code: site.code,
+            name: site.name,
+            address: site.address ?? undefined,
+            timezone: site.timezone,
+            latitude: site.latitude,
+            longitude: site.longitude,
+          }
+        : { timezone: DEFAULT_TIMEZONE },
+    );
+  }, [open, site, form]);
+
+  const mutation = useMutation({
+    mutationFn: (values: SiteForm) => saveSite(values, site?.id),
+    onSuccess: () => {
+      showSuccess(t('devices.siteSaved'));
+      void queryClient.invalidateQueries({ queryKey: registryKeys.all });
+      onSaved?.();
+      onClose();
+    },
+    onError: (err) => {
+      if (isApiError(err) && err.code === SITE_CODE_EXISTS) {
+        form.setFields([{ name: 'code', errors: [catalogueText(SITE_CODE_EXISTS)] }]);
+      }
+    },
+  });
+
+  const submit = async () => {
+    let values: Values;
+    try {
+      values = await form.validateFields();
+    } catch {
+      return;
+    }
+    mutation.mutate({
+      code: values.code.trim(),
+      name: values.name.trim(),
+      address: values.address?.trim() || null,
+      timezone: values.timezone,
+      latitude: values.latitude ?? null,
+      longitude: values.longitude ?? null,
+    });
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={site ? t('devices.editSite') : t('devices.addSite')}
+      width={DIALOG_WIDTH_PX}
+      okText={t('common.save')}
+      cancelText={t('common.cancel')}
+      confirmLoading={mutation.isPending}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      afterClose={() => form.resetFields()}
+      destroyOnHidden
+      okButtonProps={{ 'data-testid': 'site-submit' }}
+    >
+      <div data-testid="site-dialog">
+        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="code"
+              label={t('devices.field.code')}
+              rules={[
+                { required: true, whitespace: true, message: t('devices.rule.codeRequired') },
+                { pattern: SITE_CODE_PATTERN, message: t('devices.rule.codeFormat') },
+              ]}
+            >
+              <Input
+                maxLength={32}
+                autoComplete="off"
+                placeholder={t('devices.rule.codeFormat')}
+                data-testid="site-code"
+              />
+            </Form.Item>
+            <Form.Item<Values>
+              name="name"
+              label={t('devices.field.siteName')}
+              rules={[{ required: true, whitespace: true, message: t('devices.rule.nameRequired') }]}
+            >
+              <Input maxLength={64} data-testid="site-name" />
+            </Form.Item>
+          </div>
+          <Form.Item<Values> name="address" label={t('devices.field.address')}>
+            <Input maxLength={200} data-testid="site-address" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="timezone"
+            label={t('devices.field.timezone')}
+            extra={t('devices.timezoneHint')}
+            rules={[{ required: true, message: t('devices.rule.timezoneRequired') }]}
+          >
+            <Select showSearch options={zones} data-testid="site-timezone" />
+          </Form.Item>
+          <div className="registry-form__row">
+            <Form.Item<Values>
+              name="latitude"
+              label={t('devices.field.latitude')}
+              rules={[{ type: 'number', min: -90, max: 90, message: t('devices.rule.latitude') }]}
+            >
+              <InputNumber className="registry-form__number" step={0.000001} data-testid="site-latitude" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="longitude"
+              label={t('devices.field.longitude')}
+              rules={[{ type: 'number', min: -180, max: 180, message: t('devices.rule.longitude') }]}
+            >
+              <InputNumber className="registry-form__number" step={0.000001} data-testid="site-longitude" />
+            </Form.Item>
+          </div>
+          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+        </Form>
+      </div>
+    </Modal>
+  );
+}
