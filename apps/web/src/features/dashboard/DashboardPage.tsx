@@ -1,174 +1,93 @@
 /**
- * /dashboard (spec §2): the signed-in operator's first page — who they are (name, account,
- * company, roles, alarm e-mail), which companies they can enter, the pages their menu lets
- * them open (as links), and their permission strings (live from `user/getPermission`).
- * No figures are invented here; the live fleet overview comes with the device data.
- * Test hooks: `dashboard`, `dashboard-profile`, `dashboard-pages`, `dashboard-page-<path>`,
- * `dashboard-permissions`.
+ * /dashboard (spec §2 "operational overview"): who is signed in (one compact line) and the
+ * live state of the fleet — KPIs, today's power curve, sites, latest alarms. Data: the HTTP
+ * overview, then the live `fleet` channel (snapshots replace KPIs, sites and alarms); the
+ * power curve is fetched again every minute. Nothing is invented: missing readings show "—",
+ * empty parts say there is no data yet.
+ * Test hooks: `dashboard`, `dashboard-profile`, `live-indicator`, `kpis`, `kpi-<name>`,
+ * `power-curve`, `site-status-table`, `alarm-list`, `dashboard-empty`, `dashboard-error`.
  */
-import { CrownOutlined, ExportOutlined, UserOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
-import { Avatar, Card, Descriptions, Empty, Tag } from 'antd';
-import { useMemo } from 'react';
+import { Alert, Button, Skeleton } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { fetchPermissions, useSession } from '@/features/auth';
-import { translateTitle } from '@/shared/i18n';
-import { menuIcon } from '@/shared/icons';
-import { DASHBOARD_PATH, pagesOf, type RouteEntry, useRouteTable } from '@/shared/routing';
+import { useSession } from '@/features/auth';
+import { LiveIndicator } from '@/shared/live';
+import { findRoute, useRouteTable } from '@/shared/routing';
+import { AlarmList } from './components/AlarmList';
+import { IdentityCard } from './components/IdentityCard';
+import { Kpis } from './components/Kpis';
+import { PowerCurve } from './components/PowerCurve';
+import { SiteStatusTable } from './components/SiteStatusTable';
+import { useFleet } from './useFleet';
 import './dashboard.css';
 
-function PageCard({ entry }: { entry: RouteEntry }) {
-  const { t } = useTranslation();
-  const { route, parents } = entry;
-  const section = parents
-    .filter((p) => p.title)
-    .map((p) => translateTitle(p.title))
-    .join(' / ');
-  const icon = menuIcon(route.icon ?? parents[parents.length - 1]?.icon ?? 'AppstoreOutlined');
-  const body = (
-    <>
-      <span className="dashboard-page__icon">{icon}</span>
-      <span className="dashboard-page__text">
-        <span className="dashboard-page__title">{translateTitle(route.title)}</span>
-        <span className="dashboard-page__meta">{section || route.path}</span>
-      </span>
-      {route.external && (
-        <ExportOutlined className="dashboard-page__ext" aria-label={t('dashboard.external')} />
-      )}
-    </>
-  );
-  return route.external ? (
-    <a
-      className="dashboard-page"
-      href={route.path}
-      target="_blank"
-      rel="noopener noreferrer"
-      data-testid={`dashboard-page-${route.path}`}
-    >
-      {body}
-    </a>
-  ) : (
-    <Link className="dashboard-page" to={route.path} data-testid={`dashboard-page-${route.path}`}>
-      {body}
-    </Link>
-  );
-}
+const SITE_CONFIG_PATH = '/deviceconfig';
 
 /** The /dashboard view. */
 export default function DashboardPage() {
   const { t } = useTranslation();
   const user = useSession((s) => s.user);
-  const frameRoutes = useRouteTable((s) => s.frameRoutes);
-  const pages = useMemo(
-    () => pagesOf(frameRoutes).filter((e) => e.route.path !== DASHBOARD_PATH),
-    [frameRoutes],
-  );
-  const permissions = useQuery({
-    queryKey: ['permissions', user?.userId, user?.companyId],
-    queryFn: fetchPermissions,
-    enabled: user !== null,
-    initialData: user?.permissions,
-  });
+  const fleet = useFleet();
+  const canConfigure = useRouteTable((s) => findRoute(s.frameRoutes, SITE_CONFIG_PATH) !== undefined);
 
   if (!user) return null;
-  const perms = [...(permissions.data ?? [])].sort();
-  const otherCompanies = user.companyList.filter((c) => c.id !== user.companyId);
+  const { overview, sites, alarms } = fleet;
 
   return (
     <div className="dashboard" data-testid="dashboard">
-      <Card className="dashboard__hello" variant="borderless">
-        <div className="dashboard__hello-row">
-          <Avatar size={56} src={user.avatar || undefined} icon={<UserOutlined />} />
-          <div>
-            <h1 className="dashboard__greeting">
-              {t('dashboard.welcome', { name: user.name || user.account })}
-            </h1>
-            <div className="dashboard__sub">
-              <span>{user.companyName}</span>
-              {user.isAdmin && (
-                <Tag color="gold" icon={<CrownOutlined />}>
-                  {t('dashboard.admin')}
-                </Tag>
-              )}
-            </div>
-          </div>
-        </div>
-      </Card>
-
-      <div className="dashboard__grid">
-        <Card title={t('dashboard.profile')} variant="borderless" data-testid="dashboard-profile">
-          <Descriptions
-            column={1}
-            size="small"
-            items={[
-              { key: 'name', label: t('dashboard.name'), children: user.name || '—' },
-              { key: 'account', label: t('dashboard.account'), children: user.account },
-              { key: 'company', label: t('dashboard.company'), children: user.companyName },
-              {
-                key: 'roles',
-                label: t('dashboard.roles'),
-                children:
-                  user.roles.length > 0 ? (
-                    <span className="dashboard__tags">
-                      {user.roles.map((r) => (
-                        <Tag key={r.id} color="blue">
-                          {r.name}
-                        </Tag>
-                      ))}
-                    </span>
-                  ) : (
-                    t('dashboard.noRoles')
-                  ),
-              },
-              { key: 'email', label: t('dashboard.email'), children: user.email || t('dashboard.noEmail') },
-              ...(otherCompanies.length > 0
-                ? [
-                    {
-                      key: 'companies',
-                      label: t('dashboard.companies'),
-                      children: (
-                        <span className="dashboard__tags">
-                          {user.companyList.map((c) => (
-                            <Tag key={c.id} color={c.id === user.companyId ? 'processing' : 'default'}>
-                              {c.name}
-                            </Tag>
-                          ))}
-                        </span>
-                      ),
-                    },
-                  ]
-                : []),
-            ]}
-          />
-        </Card>
-
-        <Card title={t('dashboard.pages')} variant="borderless" data-testid="dashboard-pages">
-          {pages.length > 0 ? (
-            <div className="dashboard__pages">
-              {pages.map((entry) => (
-                <PageCard key={entry.route.path} entry={entry} />
-              ))}
-            </div>
-          ) : (
-            <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('dashboard.noPages')} />
-          )}
-        </Card>
+      <div className="dashboard__top">
+        <IdentityCard user={user} />
+        <LiveIndicator status={fleet.live} updatedAt={overview?.updatedAt} />
       </div>
 
-      <Card title={t('dashboard.permissions')} variant="borderless" data-testid="dashboard-permissions">
-        {perms.length > 0 ? (
-          <span className="dashboard__tags">
-            {perms.map((p) => (
-              <Tag key={p} className="dashboard__perm">
-                {p}
-              </Tag>
-            ))}
-          </span>
-        ) : (
-          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('dashboard.noPermissions')} />
-        )}
-      </Card>
+      {fleet.failed && (
+        <Alert
+          type="error"
+          showIcon
+          title={t('dashboard.loadFailed')}
+          action={
+            <Button size="small" onClick={fleet.retry}>
+              {t('dashboard.retry')}
+            </Button>
+          }
+          data-testid="dashboard-error"
+        />
+      )}
+
+      {fleet.loading && (
+        <div className="panel">
+          <Skeleton active paragraph={{ rows: 6 }} />
+        </div>
+      )}
+
+      {overview && (
+        <>
+          {overview.sites === 0 && (
+            <Alert
+              type="info"
+              showIcon
+              title={t('dashboard.noSites')}
+              description={t('dashboard.noSitesHint')}
+              action={
+                canConfigure ? (
+                  <Link to={SITE_CONFIG_PATH}>
+                    <Button size="small" type="primary">
+                      {t('dashboard.toSiteConfig')}
+                    </Button>
+                  </Link>
+                ) : undefined
+              }
+              data-testid="dashboard-empty"
+            />
+          )}
+          <Kpis overview={overview} />
+          <div className="dashboard__row">
+            <PowerCurve curve={fleet.powerCurve} />
+            <AlarmList alarms={alarms ?? []} />
+          </div>
+          <SiteStatusTable sites={sites ?? []} />
+        </>
+      )}
     </div>
   );
 }
