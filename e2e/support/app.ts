@@ -1,0 +1,180 @@
+/**
+ * Helpers for the console's browser tests: sign-in through the login page, calls to the real
+ * server (to prepare or check state), and screenshots.
+ *
+ * The server is shared by every e2e file (one per run, files one after another), so a file that
+ * changes shared state (the admin's password, e-mail) restores it itself.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page, Request } from 'playwright-core';
+import { baseUrl } from './browser';
+
+export const ADMIN = { account: 'admin', password: 'admin123' } as const;
+
+/** Where screenshots go (not assertions; looked at by a person). */
+export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.tmp/screenshots');
+
+export const MOBILE = { width: 390, height: 844 } as const;
+export const DESKTOP = { width: 1440, height: 900 } as const;
+
+/** What the browser sends as the password: lower-case hex SHA-256 (spec §5). */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export interface Envelope<T = unknown> {
+  code: number;
+  msg: string;
+  data: T;
+}
+
+/** POST a JSON body to the real server, as the console does. */
+export async function api<T = unknown>(
+  apiPath: string,
+  body: object,
+  options: { token?: string; lang?: 'zh-CN' | 'en-US' } = {},
+): Promise<Envelope<T>> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'Accept-Language': options.lang ?? 'zh-CN',
+  };
+  if (options.token) headers['X-Token'] = options.token;
+  const res = await fetch(`${baseUrl()}${apiPath}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return (await res.json()) as Envelope<T>;
+}
+
+export interface ApiSession {
+  token: string;
+  refreshToken: string;
+  tokenExpiresAt: number;
+  userId: number;
+  companyId: number;
+  terminalId: string;
+}
+
+/** A session opened through the API (handshake steps 1–3), for preparing or restoring state. */
+export async function apiSignIn(account: string, password: string): Promise<ApiSession> {
+  const terminalId = `e2e-${Math.random().toString(36).slice(2, 14)}`;
+  const login = await api<{ userId: number; companyList: { id: number }[]; loginTicket: string }>(
+    '/api-bms/user/login',
+    { account, password: sha256Hex(password), terminalId },
+  );
+  if (login.code !== 0) throw new Error(`user/login answered ${login.code} ${login.msg}`);
+  const companyId = login.data.companyList[0]!.id;
+  const info = await api<{ token: string; refreshToken: string; tokenExpiresAt: number }>(
+    '/api-bms/user/getUserInfo',
+    { userId: login.data.userId, companyId, terminalId, loginTicket: login.data.loginTicket },
+  );
+  if (info.code !== 0) throw new Error(`user/getUserInfo answered ${info.code} ${info.msg}`);
+  const { token, refreshToken, tokenExpiresAt } = info.data;
+  return { token, refreshToken, tokenExpiresAt, userId: login.data.userId, companyId, terminalId };
+}
+
+let shared: Promise<ApiSession> | null = null;
+
+/**
+ * Open `path` already signed in as the admin: a session opened through the API is stored in
+ * the page's local storage before its first load, as a previous sign-in in this browser would
+ * have left it (so the console restores it: user info and menu fetched with the token).
+ * Tests about signing in itself use {@link signIn}.
+ *
+ * By default the tests of one file share one server session (each still gets its own browser
+ * context, storage and cookies); `fresh` opens a session of its own, for tests that end it.
+ */
+export async function openSignedIn(
+  page: Page,
+  path = '/dashboard',
+  options: { lang?: 'zh' | 'en'; fresh?: boolean } = {},
+): Promise<ApiSession> {
+  let session: ApiSession;
+  if (options.fresh) session = await apiSignIn(ADMIN.account, ADMIN.password);
+  else {
+    shared ??= apiSignIn(ADMIN.account, ADMIN.password);
+    session = await shared;
+  }
+  const { terminalId, ...credentials } = session;
+  await page.context().addInitScript(
+    ({ credentials, terminalId, lang }) => {
+      if (sessionStorage.getItem('e2e.seeded')) return;
+      sessionStorage.setItem('e2e.seeded', '1');
+      localStorage.setItem('ess.session', JSON.stringify(credentials));
+      localStorage.setItem('ess.terminalId', terminalId);
+      if (lang) localStorage.setItem('ess.language', lang);
+    },
+    { credentials, terminalId, lang: options.lang },
+  );
+  await page.goto(path);
+  await page.getByTestId('main').waitFor();
+  return session;
+}
+
+/** Fill the login form and submit (no waiting for the outcome). */
+export async function submitLogin(page: Page, account: string, password: string): Promise<void> {
+  await page.getByTestId('login-account').fill(account);
+  await page.getByTestId('login-password').fill(password);
+  await page.getByTestId('login-submit').click();
+}
+
+/**
+ * Sign in through /login (optionally in English) and wait for the dashboard.
+ * `lang` is stored before the first load, as a previous language switch would have.
+ */
+export async function signIn(
+  page: Page,
+  options: { lang?: 'zh' | 'en'; account?: string; password?: string; redirect?: string } = {},
+): Promise<void> {
+  if (options.lang === 'en') await useLanguage(page, 'en');
+  const target = options.redirect ? `/login?redirect=${encodeURIComponent(options.redirect)}` : '/login';
+  await page.goto(target);
+  await submitLogin(page, options.account ?? ADMIN.account, options.password ?? ADMIN.password);
+  await page.waitForURL(options.redirect ? `**${options.redirect}` : '**/dashboard');
+  await page.getByTestId('main').waitFor();
+}
+
+/** Store a language choice before the page loads (what the language switch keeps). */
+export async function useLanguage(page: Page, lang: 'zh' | 'en'): Promise<void> {
+  await page.context().addInitScript((l) => {
+    if (!sessionStorage.getItem('e2e.lang')) {
+      localStorage.setItem('ess.language', l);
+      sessionStorage.setItem('e2e.lang', '1');
+    }
+  }, lang);
+}
+
+/** The visible antd message (toast) with this text. */
+export function toast(page: Page, text: string) {
+  return page.locator('.ant-message-notice').filter({ hasText: text });
+}
+
+/** Collect the JSON bodies the page posts to one API path. */
+export function recordCalls(page: Page, apiPath: string): Record<string, unknown>[] {
+  const bodies: Record<string, unknown>[] = [];
+  page.on('request', (req: Request) => {
+    if (req.method() === 'POST' && new URL(req.url()).pathname === apiPath) {
+      bodies.push((req.postDataJSON() ?? {}) as Record<string, unknown>);
+    }
+  });
+  return bodies;
+}
+
+/** Value of a cookie of the page's context, if set. */
+export async function cookie(page: Page, name: string): Promise<string | undefined> {
+  const cookies = await page.context().cookies();
+  return cookies.find((c) => c.name === name)?.value;
+}
+
+/**
+ * Save a window screenshot as `<name>.png` in {@link SCREENSHOT_DIR} once every finite CSS
+ * animation and transition has ended (dialogs zoomed in, the drawer slid in, menus faded in).
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+  );
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
