@@ -1,0 +1,237 @@
+/**
+ * The page frame (spec §2, §4): sidebar state kept in the `sidebarStatus` cookie, the mobile
+ * layout below 992 px (drawer with backdrop), the language switch (menu re-fetched, reload,
+ * kept), and keep-alive of 'zdjk' pages.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookie, DESKTOP, MOBILE, openSignedIn, recordCalls, toast } from './support/app';
+import { launchBrowser, newPage } from './support/browser';
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/**
+ * What the user sees of the sidebar: 'open' (210 px on screen), 'collapsed' (the 64 px icon
+ * rail) or 'hidden' (slid off the left edge). Polled, as it slides.
+ */
+async function sidebarState(page: Page): Promise<'open' | 'collapsed' | 'hidden' | 'other'> {
+  const box = await page.getByTestId('sidebar').boundingBox();
+  if (!box || box.x + box.width <= 0) return 'hidden';
+  if (box.x === 0 && box.width === 210) return 'open';
+  if (box.x === 0 && box.width === 64) return 'collapsed';
+  return 'other';
+}
+
+const backdrop = (page: Page) => page.getByTestId('sidebar-backdrop');
+
+describe('sidebar on desktop', () => {
+  it('is toggled by the hamburger and keeps its state across a reload (cookie sidebarStatus)', async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await openSignedIn(page);
+    await expect.poll(() => sidebarState(page)).toBe('open');
+    await page.getByTestId('sidebar').getByText('储能云平台').waitFor();
+
+    await page.getByTestId('hamburger').click();
+    await expect.poll(() => sidebarState(page)).toBe('collapsed');
+    expect(await cookie(page, 'sidebarStatus')).toBe('0');
+    await page.getByTestId('sidebar').getByText('储能云平台').waitFor({ state: 'detached' });
+
+    await page.reload();
+    await page.getByTestId('dashboard').waitFor();
+    await expect.poll(() => sidebarState(page)).toBe('collapsed');
+
+    await page.getByTestId('hamburger').click();
+    await expect.poll(() => sidebarState(page)).toBe('open');
+    expect(await cookie(page, 'sidebarStatus')).toBe('1');
+
+    await page.reload();
+    await page.getByTestId('dashboard').waitFor();
+    await expect.poll(() => sidebarState(page)).toBe('open');
+    await context.close();
+  });
+});
+
+describe('dialogs over the frame', () => {
+  it('a dialog covers the whole frame: the sidebar is behind the mask, not clickable', async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await openSignedIn(page);
+    await page.getByTestId('user-dropdown').click();
+    await page.getByRole('menuitem', { name: '修改密码' }).click();
+    await page.getByTestId('password-dialog').waitFor();
+
+    // What a click on the sidebar's 首页 item would hit while the dialog is open.
+    const item = await page.getByTestId('sidebar').getByRole('menuitem', { name: '首页' }).boundingBox();
+    const hit = await page.evaluate(
+      ({ x, y }) => {
+        const el = document.elementFromPoint(x, y);
+        return el?.closest('[data-testid="sidebar"]') ? 'sidebar' : (el?.className.toString() ?? 'nothing');
+      },
+      { x: item!.x + item!.width / 2, y: item!.y + item!.height / 2 },
+    );
+    expect(hit).not.toBe('sidebar');
+    await context.close();
+  });
+});
+
+describe('mobile layout (390×844)', () => {
+  it('starts closed; the hamburger opens it over a backdrop, which closes it on click', async () => {
+    const { page, context } = await newPage(browser, MOBILE);
+    await openSignedIn(page);
+    await expect.poll(() => sidebarState(page)).toBe('hidden');
+    expect(await backdrop(page).count()).toBe(0);
+
+    await page.getByTestId('hamburger').click();
+    await expect.poll(() => sidebarState(page)).toBe('open');
+    await backdrop(page).waitFor();
+
+    // Click the backdrop to the right of the drawer.
+    await backdrop(page).click({ position: { x: 330, y: 400 } });
+    await backdrop(page).waitFor({ state: 'detached' });
+    await expect.poll(() => sidebarState(page)).toBe('hidden');
+    await context.close();
+  });
+
+  it('closes the drawer after navigating through a sidebar item', async () => {
+    const { page, context } = await newPage(browser, MOBILE);
+    await openSignedIn(page);
+    await page.getByTestId('hamburger').click();
+    await expect.poll(() => sidebarState(page)).toBe('open');
+
+    const sidebar = page.getByTestId('sidebar');
+    await sidebar.getByText('系统管理').click();
+    await sidebar.getByRole('menuitem', { name: '菜单管理' }).click();
+    await page.waitForURL('**/system/menu');
+    await page.getByTestId('menu-list').waitFor();
+    await backdrop(page).waitFor({ state: 'detached' });
+    await expect.poll(() => sidebarState(page)).toBe('hidden');
+    await context.close();
+  });
+
+  it('closes an open sidebar when a desktop window is narrowed to 390 px', async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await openSignedIn(page);
+    await expect.poll(() => sidebarState(page)).toBe('open');
+
+    await page.setViewportSize(MOBILE);
+    await expect.poll(() => sidebarState(page)).toBe('hidden');
+    expect(await backdrop(page).count()).toBe(0);
+    // The main area now spans the whole width.
+    const main = await page.getByTestId('main').boundingBox();
+    expect(main?.x).toBe(0);
+    await context.close();
+  });
+});
+
+describe('language switch in the frame', () => {
+  it('switches to English (menu, texts, title), keeps it across a reload, and back to Chinese', async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await openSignedIn(page);
+    const menuCalls = recordCalls(page, '/api-bms/user/getLanguageMenu');
+    const sidebar = page.getByTestId('sidebar');
+    await sidebar.getByText('系统管理').waitFor();
+
+    // A marker on the window tells whether the document was reloaded.
+    await page.evaluate(() => Object.assign(window, { e2eMarker: true }));
+    await page.getByTestId('language-switch').click();
+    await page.getByTestId('lang-option-en').click();
+    await toast(page, 'Language switch successful').waitFor();
+    await page.waitForFunction(() => !('e2eMarker' in window));
+    expect(menuCalls.map((b) => b.language)).toEqual(['en']);
+
+    await page.getByTestId('dashboard').getByText('Hello, 管理员').waitFor();
+    await sidebar.getByText('Dashboard').waitFor();
+    await sidebar.getByText('System').click();
+    await sidebar.getByRole('menuitem', { name: 'Menus' }).waitFor();
+    expect(await sidebar.getByText('系统管理').count()).toBe(0);
+    expect(await page.getByTestId('dashboard-profile').textContent()).toContain('Company');
+    await expect.poll(() => page.title()).toBe('Dashboard - ESS Console');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en-US');
+
+    await page.reload();
+    await page.getByTestId('dashboard').getByText('Hello, 管理员').waitFor();
+    await sidebar.getByText('System').waitFor();
+    await expect.poll(() => page.title()).toBe('Dashboard - ESS Console');
+
+    await page.evaluate(() => Object.assign(window, { e2eMarker: true }));
+    await page.getByTestId('language-switch').click();
+    await page.getByTestId('lang-option-zh').click();
+    await toast(page, '切换语言成功').waitFor();
+    await page.waitForFunction(() => !('e2eMarker' in window));
+    expect(menuCalls.map((b) => b.language)).toEqual(['en', 'cn']);
+    await page.getByTestId('dashboard').getByText('管理员，您好').waitFor();
+    await sidebar.getByText('系统管理').waitFor();
+    await expect.poll(() => page.title()).toBe('首页 - 储能云平台');
+    await context.close();
+  });
+});
+
+describe('keep-alive', () => {
+  /**
+   * The server has no 'zdjk' / 'development' menu yet, so the browser's copy of the menu gets one
+   * (a top-level 'zdjk' page showing the menu list); everything else is the real server.
+   */
+  it("keeps a 'zdjk' page's state while the user is elsewhere; other pages start fresh", async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await page.route('**/api-bms/user/getUserInfo', async (route) => {
+      const response = await route.fetch();
+      type Item = Record<string, unknown> & { children: Item[] };
+      const body = (await response.json()) as { code: number; data: { menuList: Item[] } };
+      const menuPage = body.data?.menuList
+        .flatMap((item) => [item, ...item.children])
+        .find((item) => item.component === 'system/menu/index');
+      if (body.code === 0 && menuPage) {
+        body.data.menuList.push({
+          ...menuPage,
+          id: 9001,
+          parentId: null,
+          path: '/zdjk',
+          name: 'Zdjk',
+          vueName: null,
+          redirect: null,
+          children: [],
+          meta: { ...(menuPage.meta as object), title: '站点监控', keepAlive: false },
+        });
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await openSignedIn(page);
+
+    const sidebar = page.getByTestId('sidebar');
+    await sidebar.getByRole('menuitem', { name: '站点监控' }).click();
+    await page.waitForURL('**/zdjk/index');
+    await page.getByTestId('menu-filter').fill('菜单');
+
+    await page.getByTestId('tag-/dashboard').click();
+    await page.waitForURL('**/dashboard');
+    await page.getByTestId('dashboard').waitFor();
+    await page.getByTestId('tag-/zdjk/index').click();
+    await page.waitForURL('**/zdjk/index');
+    const kept = page.locator('[data-keep-alive="/zdjk/index"]');
+    await kept.waitFor();
+    expect(await kept.getByTestId('menu-filter').inputValue()).toBe('菜单');
+
+    // A page that is not kept alive mounts fresh on each visit.
+    await sidebar.getByText('系统管理').click();
+    await sidebar.getByRole('menuitem', { name: '菜单管理' }).click();
+    await page.waitForURL('**/system/menu');
+    // The kept-alive page stays in the document, hidden; the visible filter is this page's own.
+    await kept.waitFor({ state: 'hidden' });
+    const filter = page.getByTestId('menu-filter').filter({ visible: true });
+    await filter.fill('菜单');
+    await page.getByTestId('tag-/dashboard').click();
+    await page.getByTestId('dashboard').waitFor();
+    await page.getByTestId('tag-/system/menu').click();
+    await page.waitForURL('**/system/menu');
+    await filter.waitFor();
+    expect(await filter.inputValue()).toBe('');
+    await context.close();
+  });
+});
