@@ -30,14 +30,31 @@ export class DeviceDirectory {
   private byId = new Map<number, DirectoryEntry>();
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
+  private reloadAfter: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly maxAgeMs = 5_000,
   ) {}
 
-  /** Reloads now (after a registry change). */
+  /**
+   * Reloads now (after a registry change). A load already running may have read before the
+   * change, so the caller then waits for one more load after it (shared by everyone who asks
+   * meanwhile).
+   */
   async refresh(): Promise<void> {
+    if (!this.loading) return this.reload();
+    this.reloadAfter ??= this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.reloadAfter = null;
+        return this.reload();
+      });
+    return this.reloadAfter;
+  }
+
+  /** A load, or the one already running (enough for a cache that is merely old). */
+  private reload(): Promise<void> {
     this.loading ??= this.load().finally(() => {
       this.loading = null;
     });
@@ -49,7 +66,7 @@ export class DeviceDirectory {
    * unknown and the cache is older than a second.
    */
   async lookup(sn: string): Promise<DirectoryEntry | undefined> {
-    if (Date.now() - this.loadedAt > this.maxAgeMs) await this.refresh();
+    if (Date.now() - this.loadedAt > this.maxAgeMs) await this.reload();
     const entry = this.bySn.get(sn);
     if (entry || Date.now() - this.loadedAt < MISS_RELOAD_MS) return entry;
     // Not known yet: a device registered a moment ago connects without waiting for the next reload.
