@@ -1,0 +1,130 @@
+/**
+ * Online/offline through the embedded broker with a short heartbeat timeout: a gateway that
+ * stays silent goes offline with reason 'timeout' (a row in device_connection_log), comes back
+ * with its next message, and a `{online:false, reason:'clean'}` status before disconnecting
+ * gives reason 'clean'.
+ */
+import { deviceTopic } from '@ess/contract';
+import { asc, eq } from 'drizzle-orm';
+import mqtt from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { device, deviceConnectionLog } from '../src/db/schema';
+import { DeviceService } from '../src/devices/device-service';
+import { call, signIn } from './support/client';
+import { createTestApp, engines, type TestContext } from './support/test-app';
+
+const HEARTBEAT_TIMEOUT_MS = 400;
+
+const waitFor = async <T>(probe: () => Promise<T | undefined | false>, ms = 5000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+describe.each(engines)('gateway online/offline on %s', (engine) => {
+  let ctx: TestContext;
+  let devices: DeviceService;
+  let gateway: { id: number; sn: string; secret: string };
+
+  beforeAll(async () => {
+    ctx = await createTestApp(engine);
+    const admin = await signIn(ctx.app);
+    const api = (path: string, body: object) =>
+      call(ctx.app, `/api-bms/${path}`, body, { token: admin.token });
+    const site = await api('site/save', { code: `HB-${engine}`, name: 'Heartbeat site' });
+    const ems = await api('device/save', { siteId: site.data.id, sn: `EMS-HB-${engine}`, type: 'ems' });
+    gateway = { id: ems.data.id, sn: ems.data.secret.sn, secret: ems.data.secret.secret };
+    devices = new DeviceService(ctx.database.db, ctx.app.log, {
+      mqttPort: 0,
+      mqttHost: '127.0.0.1',
+      heartbeatTimeoutMs: HEARTBEAT_TIMEOUT_MS,
+      heartbeatSweepMs: 50,
+    });
+    await devices.start();
+  });
+  afterAll(async () => {
+    await devices?.close();
+    await ctx?.close();
+  });
+
+  const state = async () => {
+    const [row] = await ctx.database.db.select().from(device).where(eq(device.id, gateway.id));
+    return row!;
+  };
+  const log = () =>
+    ctx.database.db
+      .select({ online: deviceConnectionLog.online, reason: deviceConnectionLog.reason })
+      .from(deviceConnectionLog)
+      .where(eq(deviceConnectionLog.deviceId, gateway.id))
+      .orderBy(asc(deviceConnectionLog.id));
+
+  it('a silent gateway goes offline by timeout and comes back with its next message; a clean status is reason clean', async () => {
+    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${devices.brokerAddress.port}`, {
+      clientId: gateway.sn,
+      username: gateway.sn,
+      password: gateway.secret,
+      reconnectPeriod: 0,
+      keepalive: 60,
+    });
+    const status = (body: object) =>
+      client.publishAsync(
+        deviceTopic(gateway.sn, 'status'),
+        JSON.stringify({ v: 1, ts: Date.now(), ...body }),
+        {
+          qos: 1,
+          retain: true,
+        },
+      );
+    await status({ online: true });
+    expect(await state()).toMatchObject({ online: true, offlineReason: null });
+    const onlineAt = Date.now();
+
+    // Silent (the MQTT connection stays up; keep-alive pings are not device messages).
+    const offline = await waitFor(async () => {
+      const s = await state();
+      return s.online ? undefined : s;
+    });
+    expect(offline.offlineReason).toBe('timeout');
+    expect(Date.now() - onlineAt).toBeGreaterThanOrEqual(HEARTBEAT_TIMEOUT_MS - 50);
+    expect(client.connected).toBe(true);
+    expect(await log()).toEqual([
+      { online: true, reason: null },
+      { online: false, reason: 'timeout' },
+    ]);
+
+    // Any valid message is a heartbeat: telemetry brings it back.
+    await client.publishAsync(
+      deviceTopic(gateway.sn, 'telemetry'),
+      JSON.stringify({
+        v: 1,
+        id: 't-1',
+        ts: Date.now(),
+        devices: [{ sn: gateway.sn, type: 'ems', points: { soc_pct: 50 } }],
+      }),
+      { qos: 1 },
+    );
+    // (The heartbeat's online change is written beside the telemetry batch, not before its PUBACK.)
+    expect(await waitFor(async () => ((await state()).online ? state() : undefined))).toMatchObject({
+      online: true,
+      offlineReason: null,
+    });
+
+    // Clean shutdown: death status, then DISCONNECT.
+    await status({ online: false, reason: 'clean' });
+    await client.endAsync();
+    expect(await state()).toMatchObject({ online: false, offlineReason: 'clean' });
+    // The sweep does not turn a clean disconnect into a timeout later.
+    await new Promise((r) => setTimeout(r, HEARTBEAT_TIMEOUT_MS + 200));
+    expect(await log()).toEqual([
+      { online: true, reason: null },
+      { online: false, reason: 'timeout' },
+      { online: true, reason: null },
+      { online: false, reason: 'clean' },
+    ]);
+    expect((await state()).offlineReason).toBe('clean');
+  });
+});
