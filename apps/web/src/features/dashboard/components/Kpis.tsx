@@ -33,14 +33,16 @@ function Figure({
   value: number | null;
   unit?: Unit;
   digits?: number;
-  tone?: 'good' | 'bad' | 'charge' | 'discharge' | 'muted';
+  tone?: 'good' | 'bad' | 'charge' | 'discharge';
   size?: 'main' | 'pair';
 }) {
   // Four-digit figures and above need no decimal to be read at a glance.
   const text = formatNumber(value, value !== null && Math.abs(value) >= 1000 ? 0 : digits);
+  // Colour marks a figure that says something; zero stays neutral.
+  const shown = value === null || value === 0 ? undefined : tone;
   return (
     <div
-      className={`kpi-figure kpi-figure--${size}${tone ? ` kpi-figure--${tone}` : ''}`}
+      className={`kpi-figure kpi-figure--${size}${shown ? ` kpi-figure--${shown}` : ''}`}
       data-testid={testId}
     >
       {label && <span className="kpi-figure__label">{label}</span>}
@@ -112,7 +114,7 @@ export function Kpis({ overview }: { overview: FleetOverview }) {
             label={t('dashboard.kpi.offline')}
             value={overview.gatewaysOffline}
             digits={0}
-            tone={overview.gatewaysOffline > 0 ? 'bad' : 'muted'}
+            tone="bad"
             size="pair"
           />
         </div>

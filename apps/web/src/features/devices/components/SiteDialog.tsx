@@ -163,14 +163,14 @@ export function SiteDialog({ open, site, onClose, onSaved }: Props) {
               label={t('devices.field.latitude')}
               rules={[{ type: 'number', min: -90, max: 90, message: t('devices.rule.latitude') }]}
             >
-              <InputNumber className="registry-form__number" step={0.000001} data-testid="site-latitude" />
+              <InputNumber className="registry-form__number" data-testid="site-latitude" />
             </Form.Item>
             <Form.Item<Values>
               name="longitude"
               label={t('devices.field.longitude')}
               rules={[{ type: 'number', min: -180, max: 180, message: t('devices.rule.longitude') }]}
             >
-              <InputNumber className="registry-form__number" step={0.000001} data-testid="site-longitude" />
+              <InputNumber className="registry-form__number" data-testid="site-longitude" />
             </Form.Item>
           </div>
           <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
