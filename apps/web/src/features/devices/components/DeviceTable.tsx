@@ -117,28 +117,26 @@ export function DeviceTable({
       },
       {
         key: 'type',
-        title: t('devices.field.type'),
-        render: (_, d) => <Tag color={TYPE_COLOR[d.type]}>{typeLabel(t, d.type)}</Tag>,
-      },
-      {
-        key: 'role',
-        title: t('devices.field.role'),
+        title: t('devices.field.typeRole'),
         responsive: ['sm'],
-        render: (_, d) =>
-          d.gatewayId === null ? (
-            <span className="device-role">
-              <Tag color="blue">{t('devices.gatewayRole')}</Tag>
-              {!d.hasSecret && (
+        render: (_, d) => (
+          <span className="device-type">
+            <span className="device-type__tags">
+              <Tag color={TYPE_COLOR[d.type]}>{typeLabel(t, d.type)}</Tag>
+              {d.gatewayId === null && <Tag color="blue">{t('devices.gatewayRole')}</Tag>}
+              {d.gatewayId === null && !d.hasSecret && (
                 <Tooltip title={t('devices.noSecretHint')}>
                   <Tag color="warning">{t('devices.noSecret')}</Tag>
                 </Tooltip>
               )}
             </span>
-          ) : (
-            <span className="device-role__via">
-              {t('devices.viaGateway', { sn: d.gatewaySn ?? NO_VALUE })}
-            </span>
-          ),
+            {d.gatewayId !== null && (
+              <span className="device-type__via">
+                {t('devices.viaGateway', { sn: d.gatewaySn ?? NO_VALUE })}
+              </span>
+            )}
+          </span>
+        ),
       },
       {
         key: 'status',
@@ -177,7 +175,8 @@ export function DeviceTable({
             d.connAddress || d.connPort
               ? `${d.connAddress ?? ''}${d.connPort ? `:${d.connPort}` : ''}`
               : null;
-          const clientId = d.gatewayId === null ? d.mqttClientId : null;
+          // The client id defaults to the SN; shown only when it differs.
+          const clientId = d.gatewayId === null && d.mqttClientId !== d.sn ? d.mqttClientId : null;
           if (!address && !clientId) return NO_VALUE;
           return (
             <span className="device-conn">

@@ -206,7 +206,7 @@ const enUS: Resources = {
       type: 'Device type',
       model: 'Model',
       gateway: 'Reports through gateway',
-      role: 'Role',
+      typeRole: 'Type / role',
       status: 'Status',
       ratedPower: 'Rated power',
       rating: 'Power / capacity',

@@ -204,7 +204,7 @@ const zhCN = {
       type: '设备类型',
       model: '型号',
       gateway: '上报网关',
-      role: '接入方式',
+      typeRole: '类型 / 接入',
       status: '状态',
       ratedPower: '额定功率',
       rating: '额定功率 / 容量',
