@@ -102,7 +102,8 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
             connAddress: device.connAddress ?? undefined,
             connPort: device.connPort,
           }
-        : { siteId: defaultSiteId ?? undefined, gatewayId: null },
+        : // A site's first device is usually its EMS, the gateway (docs/device-protocol.md).
+          { siteId: defaultSiteId ?? undefined, gatewayId: null, type: 'ems' },
     );
   }, [open, device, defaultSiteId, form]);
 
