@@ -64,6 +64,9 @@ export class CommandService {
       timer.unref();
       this.waiting.set(command.id, { resolve, reject, timer });
     });
+    // The timeout or close() may reject it while the publish below is still pending, before the
+    // caller holds it: that must not count as an unhandled rejection (the caller still sees it).
+    reply.catch(() => undefined);
     try {
       await this.publish(deviceTopic(sn, 'cmd'), JSON.stringify(command), { qos: 1, retain: false });
     } catch (err) {
