@@ -65,8 +65,12 @@ export class ConnectionTracker {
     if (!this.isOnline(gateway.deviceId)) void this.change(gateway, true, null);
   }
 
-  /** A message on `ess/v1/<sn>/status`; malformed ones are logged and ignored. */
-  async handleStatus(gateway: DirectoryEntry, payload: Buffer): Promise<void> {
+  /**
+   * A message on `ess/v1/<sn>/status`; malformed ones are logged and ignored. A `retained` copy
+   * (an external broker hands it over when the server subscribes) was published at the device's
+   * last connect, so its `ts` says nothing about the device's clock now.
+   */
+  async handleStatus(gateway: DirectoryEntry, payload: Buffer, retained = false): Promise<void> {
     let parsed: ReturnType<typeof statusPayload.safeParse>;
     try {
       parsed = statusPayload.safeParse(JSON.parse(payload.toString('utf8')));
@@ -87,7 +91,8 @@ export class ConnectionTracker {
           .set({ firmwareVersion: status.firmware })
           .where(eq(device.id, gateway.deviceId));
       }
-      if (Math.abs(status.ts - Date.now()) > MAX_CLOCK_SKEW_MS) this.hooks.onClockSkew?.(gateway);
+      if (!retained && Math.abs(status.ts - Date.now()) > MAX_CLOCK_SKEW_MS)
+        this.hooks.onClockSkew?.(gateway);
       await this.change(gateway, true, null, true);
     } else {
       await this.change(gateway, false, status.reason ?? 'lwt');

@@ -98,7 +98,8 @@ export class DeviceService {
     const handlers = {
       telemetry: (sn: string, kind: 'telemetry' | 'event', payload: Buffer) =>
         this.ingest.accept(sn, kind, payload),
-      status: (gateway: DirectoryEntry, payload: Buffer) => this.tracker.handleStatus(gateway, payload),
+      status: (gateway: DirectoryEntry, payload: Buffer, retained?: boolean) =>
+        this.tracker.handleStatus(gateway, payload, retained),
       reply: (payload: Buffer) => this.commands.handleReply(payload),
       disconnected: (gateway: DirectoryEntry) => this.tracker.disconnected(gateway),
     };

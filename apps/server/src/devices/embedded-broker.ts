@@ -18,7 +18,8 @@ import type { DeviceDirectory, DirectoryEntry } from './device-directory';
 /** What the broker hands over for each message a gateway publishes. */
 export interface BrokerHandlers {
   telemetry(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void>;
-  status(gateway: DirectoryEntry, payload: Buffer): Promise<void>;
+  /** `retained`: a stored copy the broker handed over with our subscription (it may be old). */
+  status(gateway: DirectoryEntry, payload: Buffer, retained?: boolean): Promise<void>;
   reply(payload: Buffer): void;
   disconnected(gateway: DirectoryEntry): Promise<void>;
 }

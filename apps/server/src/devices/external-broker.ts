@@ -62,7 +62,7 @@ export class ExternalBroker {
       const topic = parseDeviceTopic(packet.topic);
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
       const handled = topic
-        ? this.handle(topic.sn, topic.kind, payload).catch((err: Error) => {
+        ? this.handle(topic.sn, topic.kind, payload, packet.retain).catch((err: Error) => {
             this.log.error({ err, topic: packet.topic }, 'device message handling failed');
           })
         : Promise.resolve();
@@ -94,13 +94,13 @@ export class ExternalBroker {
     this.client = client;
   }
 
-  private async handle(sn: string, kind: string, payload: Buffer): Promise<void> {
+  private async handle(sn: string, kind: string, payload: Buffer, retained: boolean): Promise<void> {
     if (kind === 'telemetry' || kind === 'event') return this.handlers.telemetry(sn, kind, payload);
     if (kind === 'reply') return this.handlers.reply(payload);
     if (kind === 'status') {
       const applied = this.statuses.then(async () => {
         const gateway = await this.directory.lookup(sn);
-        if (gateway?.isGateway) await this.handlers.status(gateway, payload);
+        if (gateway?.isGateway) await this.handlers.status(gateway, payload, retained);
       });
       this.statuses = applied.catch(() => undefined);
       return applied;
