@@ -47,6 +47,10 @@ export default async function setup(project: TestProject) {
       LOG_LEVEL: 'warn',
       LOGIN_MAX_FAILURES_PER_ADDRESS: '1000',
       LOGIN_MAX_FAILURES_PER_ACCOUNT: '1000',
+      // A small demo fleet reporting every 2 s keeps the live screens moving during the tests.
+      DEMO_SITES: '4',
+      SIMULATOR_INTERVAL_S: '2',
+      MQTT_PORT: '0',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -83,8 +83,10 @@ export async function buildApp({
         upgradeInsecureRequests: null,
       },
     },
-    // Plain-HTTP installs are common on site networks; HSTS belongs to the TLS proxy.
+    // Plain-HTTP installs are common on site networks; HSTS belongs to the TLS proxy, and
+    // browsers refuse (and log) the opener policy on plain-HTTP origins.
     strictTransportSecurity: false,
+    crossOriginOpenerPolicy: false,
   });
   await app.register(fastifyRateLimit, { global: false });
   await app.register(fastifySwagger, {

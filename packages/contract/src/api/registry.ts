@@ -18,6 +18,9 @@ const optionalText = (max: number) =>
     .nullish()
     .transform((v) => (v ? v : null));
 
+/** Site code: 2–32 letters, digits, '_' or '-'. */
+export const SITE_CODE_PATTERN = /^[A-Za-z0-9_-]{2,32}$/;
+
 export const pageQuery = {
   userInfo: userInfoEcho,
   pageNum: z.number().int().min(1).default(1),
@@ -150,5 +153,9 @@ export const deviceSecretResponse = z.object({
   /** MQTT username (= SN) and password (= secret). */
   username: z.string(),
   secret: z.string(),
+  /** Broker host devices connect to; null = the console's own host (embedded broker). */
+  mqttHost: z.string().nullable(),
+  /** Broker port (the embedded broker's actual port, or the external broker's). */
+  mqttPort: z.number().int().nullable(),
 });
 export const deviceSaveResponse = z.object({ id, secret: deviceSecretResponse.nullable() });

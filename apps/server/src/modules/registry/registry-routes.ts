@@ -35,6 +35,15 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   const registry = new RegistryService(app.db);
   app.decorate('registry', registry);
   const scopeOf = (request: { auth: { companyId: number } }) => companyScope(app.db, request.auth);
+  /** Where devices connect, shown with a secret: the external broker, or the embedded one's port. */
+  const brokerFacts = (): { mqttHost: string | null; mqttPort: number | null } => {
+    const address = app.devices?.brokerAddress;
+    if (address?.url) {
+      const url = new URL(address.url);
+      return { mqttHost: url.hostname, mqttPort: Number(url.port || 1883) };
+    }
+    return { mqttHost: null, mqttPort: address?.port ?? null };
+  };
   // The broker authenticates from a cached directory: reload it after every registry change so
   // new devices and re-issued secrets work at once.
   app.addHook('onResponse', async (request) => {
@@ -139,7 +148,13 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: envelopeOf(deviceSaveResponse.nullable()) },
       },
     },
-    async (request) => ok(request, await registry.createDevice(await scopeOf(request), request.body)),
+    async (request) => {
+      const created = await registry.createDevice(await scopeOf(request), request.body);
+      return ok(request, {
+        id: created.id,
+        secret: created.secret && { ...created.secret, ...brokerFacts() },
+      });
+    },
   );
 
   app.post(
@@ -188,6 +203,10 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: envelopeOf(deviceSecretResponse.nullable()) },
       },
     },
-    async (request) => ok(request, await registry.resetSecret(await scopeOf(request), request.body.id)),
+    async (request) =>
+      ok(request, {
+        ...(await registry.resetSecret(await scopeOf(request), request.body.id)),
+        ...brokerFacts(),
+      }),
   );
 };

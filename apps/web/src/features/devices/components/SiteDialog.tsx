@@ -6,6 +6,7 @@
  * `site-latitude`, `site-longitude`, `site-submit`.
  */
 import type { SiteRow } from '@ess/contract';
+import { ErrorCode, SITE_CODE_PATTERN } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber, Modal, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
@@ -17,9 +18,8 @@ import { catalogueText } from '@/shared/i18n';
 import { registryKeys, type SiteForm, saveSite } from '../api';
 
 /** Site code rule (contract registry.ts `siteInput.code`). */
-const SITE_CODE_PATTERN = /^[A-Za-z0-9_-]{2,32}$/;
 const DEFAULT_TIMEZONE = 'Asia/Shanghai';
-const SITE_CODE_EXISTS = 3039;
+const SITE_CODE_EXISTS = ErrorCode.SITE_CODE_EXISTS;
 
 function timeZones(current: string | undefined): string[] {
   let zones: string[];
