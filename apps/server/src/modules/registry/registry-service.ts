@@ -31,6 +31,26 @@ const isUniqueViolation = (err: unknown, constraint: string) => {
   return inner.code === '23505' && (inner.constraint === constraint || String(err).includes(constraint));
 };
 
+/** The stored columns a device's form decides (shared by create and update). */
+function deviceColumns(
+  input: DeviceInput,
+  parent: { id: number; companyId: number },
+  gatewayId: number | null,
+) {
+  return {
+    companyId: parent.companyId,
+    siteId: parent.id,
+    gatewayId,
+    sn: input.sn,
+    type: input.type,
+    model: input.model,
+    ratedPowerKw: input.ratedPowerKw ?? null,
+    capacityKwh: input.capacityKwh ?? null,
+    connAddress: input.connAddress,
+    connPort: input.connPort ?? null,
+  };
+}
+
 export class RegistryService {
   constructor(private readonly db: Db) {}
 
@@ -257,17 +277,8 @@ export class RegistryService {
       const [row] = await this.db
         .insert(device)
         .values({
-          companyId: parent.companyId,
-          siteId: parent.id,
-          gatewayId,
-          sn: input.sn,
-          type: input.type,
-          model: input.model,
-          ratedPowerKw: input.ratedPowerKw ?? null,
-          capacityKwh: input.capacityKwh ?? null,
+          ...deviceColumns(input, parent, gatewayId),
           mqttClientId,
-          connAddress: input.connAddress,
-          connPort: input.connPort ?? null,
           secretHash: secret ? deviceSecretHash(secret) : null,
           secretIssuedAt: secret ? new Date() : null,
         })
@@ -300,17 +311,8 @@ export class RegistryService {
       await this.db
         .update(device)
         .set({
-          companyId: parent.companyId,
-          siteId: parent.id,
-          gatewayId,
-          sn: input.sn,
-          type: input.type,
-          model: input.model,
-          ratedPowerKw: input.ratedPowerKw ?? null,
-          capacityKwh: input.capacityKwh ?? null,
+          ...deviceColumns(input, parent, gatewayId),
           mqttClientId: input.mqttClientId ?? (gatewayId === null ? input.sn : null),
-          connAddress: input.connAddress,
-          connPort: input.connPort ?? null,
           ...(gatewayId !== null ? { secretHash: null, secretIssuedAt: null, online: false } : {}),
           updatedAt: new Date(),
         })
