@@ -11,26 +11,62 @@ import {
   type MenuRow,
   type MenuType,
 } from '@ess/contract';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { employeeRole, menu, role, roleMenu } from '../../db/schema';
 
 type MenuRecord = typeof menu.$inferSelect;
 
-/** All menu rows in display order (sort, then id). */
+/**
+ * How long a process reuses the menu table it read. Menus change rarely (migrations, menu
+ * management); every call of every user needs them. Writes through this process clear the copy
+ * at once ({@link forgetMenus}); other instances see a change within this time.
+ */
+export const MENU_CACHE_MS = 5_000;
+
+const menuCache = new WeakMap<Db, { at: number; rows: Promise<MenuRecord[]> }>();
+
+/** All menu rows in display order (sort, then id), from a copy at most MENU_CACHE_MS old. */
 export async function allMenus(db: Db): Promise<MenuRecord[]> {
-  return db.select().from(menu).orderBy(asc(menu.sort), asc(menu.id));
+  const cached = menuCache.get(db);
+  if (cached && Date.now() - cached.at < MENU_CACHE_MS) return cached.rows;
+  const rows = db.select().from(menu).orderBy(asc(menu.sort), asc(menu.id));
+  menuCache.set(db, { at: Date.now(), rows });
+  rows.catch(() => menuCache.delete(db));
+  return rows;
+}
+
+/** Drops the cached menu table (after a menu write). */
+export function forgetMenus(db: Db): void {
+  menuCache.delete(db);
+}
+
+const adminRoleQueries = new WeakMap<Db, ReturnType<typeof prepareAdminRoleQuery>>();
+
+function prepareAdminRoleQuery(db: Db) {
+  return db
+    .select({ id: role.id })
+    .from(employeeRole)
+    .innerJoin(role, eq(role.id, employeeRole.roleId))
+    .where(
+      and(
+        eq(employeeRole.employeeId, sql.placeholder('employeeId')),
+        eq(role.status, 'enabled'),
+        eq(role.isAdmin, true),
+      ),
+    )
+    .limit(1)
+    .prepare('employee_admin_role');
 }
 
 /** True when one of the employee's enabled roles is an administrator role. */
 export async function isAdministrator(db: Db, employeeId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: role.id })
-    .from(employeeRole)
-    .innerJoin(role, eq(role.id, employeeRole.roleId))
-    .where(and(eq(employeeRole.employeeId, employeeId), eq(role.status, 'enabled'), eq(role.isAdmin, true)))
-    .limit(1);
-  return rows.length > 0;
+  let query = adminRoleQueries.get(db);
+  if (!query) {
+    query = prepareAdminRoleQuery(db);
+    adminRoleQueries.set(db, query);
+  }
+  return (await query.execute({ employeeId })).length > 0;
 }
 
 /** What an employee's enabled roles grant. */
@@ -44,8 +80,8 @@ export interface MenuAccess {
 
 /** The menus of the employee's enabled roles; an administrator role holds every menu. */
 export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess> {
-  const menus = await allMenus(db);
-  if (await isAdministrator(db, employeeId)) {
+  const [menus, admin] = await Promise.all([allMenus(db), isAdministrator(db, employeeId)]);
+  if (admin) {
     return { admin: true, rows: menus, granted: new Set(menus.map((m) => m.id)) };
   }
   const grantedRows = await db
