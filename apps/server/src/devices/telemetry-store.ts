@@ -4,21 +4,20 @@
  *
  * 1. raw rows into `telemetry` (PRIMARY KEY (device_id, ts): a QoS 1 redelivery is skipped);
  * 2. for the rows actually inserted, every numeric point into `telemetry_rollup` at 15 min,
- *    1 h and site-local 1 day buckets (count/sum/min/max/first/last merged with what is there,
- *    so late and out-of-order data keep the rollups exact);
+ *    1 h and site-local 1 day buckets: aggregated here per (device, bucket, point), then merged
+ *    with what is stored (count/sum/min/max/first/last), so late and out-of-order data keep the
+ *    rollups exact;
  * 3. `device_latest` merged per device (newer values win, older ones only fill gaps);
  * 4. alarm events (idempotent on gateway + message id + index);
  * 5. gateways' `last_seen_at`.
  *
  * All statements are plain SQL shared by PGlite and PostgreSQL; inputs travel as one JSON
- * parameter each, so a batch costs five statements whatever its size.
+ * parameter each, so a batch costs six statements whatever its size.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { rowsOf } from '../tenancy/company-scope';
-
-/** Rollup bucket sizes in seconds: 15 min, 1 h, 1 day (site-local). */
-export const ROLLUP_BUCKETS_S = [900, 3600, 86400] as const;
+import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
 
 export interface TelemetryRow {
   deviceId: number;
@@ -66,41 +65,27 @@ export async function storeBatch(
   return db.transaction(async (tx) => {
     let insertedRows = 0;
     if (rows.length > 0) {
-      const input = JSON.stringify(rows.map((r) => ({ d: r.deviceId, t: r.ts, p: r.points, z: r.timezone })));
-      const result = await tx.execute(sql`
-        WITH input AS (
-          SELECT (r->>'d')::int AS device_id, to_timestamp((r->>'t')::float8 / 1000.0) AS ts,
-                 r->'p' AS points, r->>'z' AS tz
-          FROM jsonb_array_elements(${input}::jsonb) AS r
-        ),
-        ins AS (
+      const input = JSON.stringify(rows.map((r) => ({ d: r.deviceId, t: r.ts, p: r.points })));
+      const inserted = rowsOf<{ d: number; t: number }>(
+        await tx.execute(sql`
           INSERT INTO telemetry (device_id, ts, points)
-          SELECT device_id, ts, points FROM input
+          SELECT (r->>'d')::int, to_timestamp((r->>'t')::float8 / 1000.0), r->'p'
+          FROM jsonb_array_elements(${input}::jsonb) AS r
           ON CONFLICT DO NOTHING
-          RETURNING device_id, ts, points
-        ),
-        pts AS (
-          SELECT i.device_id, i.ts, kv.key AS point, kv.value::text::float8 AS v, inp.tz
-          FROM ins i
-          JOIN input inp ON inp.device_id = i.device_id AND inp.ts = i.ts
-          CROSS JOIN LATERAL jsonb_each(i.points) AS kv
-          WHERE jsonb_typeof(kv.value) = 'number'
-        ),
-        buckets AS (
-          SELECT p.device_id, s.bucket_s, p.point, p.ts, p.v,
-                 CASE WHEN s.bucket_s = 86400
-                      THEN date_trunc('day', p.ts AT TIME ZONE p.tz) AT TIME ZONE p.tz
-                      ELSE date_bin(make_interval(secs => s.bucket_s), p.ts, TIMESTAMPTZ '2000-01-01 00:00:00+00')
-                 END AS bucket_start
-          FROM pts p CROSS JOIN (VALUES (900), (3600), (86400)) AS s(bucket_s)
-        ),
-        roll AS (
+          RETURNING device_id AS d, (extract(epoch FROM ts) * 1000)::float8 AS t`),
+      );
+      insertedRows = inserted.length;
+      const fresh = new Set(inserted.map((r) => `${Number(r.d)}/${Math.round(Number(r.t))}`));
+      const rollups = aggregate(rows.filter((r) => fresh.has(`${r.deviceId}/${r.ts}`)));
+      if (rollups.length > 0) {
+        await tx.execute(sql`
           INSERT INTO telemetry_rollup AS r
             (device_id, bucket_s, bucket_start, point, n, sum, min, max, first_ts, first_value, last_ts, last_value)
-          SELECT device_id, bucket_s, bucket_start, point, count(*), sum(v), min(v), max(v),
-                 min(ts), (array_agg(v ORDER BY ts))[1], max(ts), (array_agg(v ORDER BY ts DESC))[1]
-          FROM buckets
-          GROUP BY device_id, bucket_s, bucket_start, point
+          SELECT x.d, x.b, to_timestamp(x.s / 1000.0), x.p, x.n, x.sum, x.min, x.max,
+                 to_timestamp(x.ft / 1000.0), x.fv, to_timestamp(x.lt / 1000.0), x.lv
+          FROM jsonb_to_recordset(${JSON.stringify(rollups)}::jsonb) AS x(
+            d int, b int, s float8, p text, n int, sum float8, min float8, max float8,
+            ft float8, fv float8, lt float8, lv float8)
           ON CONFLICT (device_id, bucket_s, point, bucket_start) DO UPDATE SET
             n = r.n + EXCLUDED.n,
             sum = r.sum + EXCLUDED.sum,
@@ -109,11 +94,8 @@ export async function storeBatch(
             first_value = CASE WHEN EXCLUDED.first_ts < r.first_ts THEN EXCLUDED.first_value ELSE r.first_value END,
             first_ts = LEAST(r.first_ts, EXCLUDED.first_ts),
             last_value = CASE WHEN EXCLUDED.last_ts >= r.last_ts THEN EXCLUDED.last_value ELSE r.last_value END,
-            last_ts = GREATEST(r.last_ts, EXCLUDED.last_ts)
-          RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM ins)::int AS inserted`);
-      insertedRows = Number(rowsOf<{ inserted: number }>(result)[0]?.inserted ?? 0);
+            last_ts = GREATEST(r.last_ts, EXCLUDED.last_ts)`);
+      }
 
       const latest = JSON.stringify(mergeLatest(rows));
       await tx.execute(sql`
@@ -165,6 +147,63 @@ export async function storeBatch(
     }
     return { insertedRows, events: stored };
   });
+}
+
+interface RollupRow {
+  d: number;
+  b: number;
+  s: number;
+  p: string;
+  n: number;
+  sum: number;
+  min: number;
+  max: number;
+  ft: number;
+  fv: number;
+  lt: number;
+  lv: number;
+}
+
+/**
+ * The batch's contribution to every rollup bucket, aggregated here so that the database only
+ * merges one row per (device, bucket, point): count, sum, min, max, first and last by time.
+ */
+function aggregate(rows: TelemetryRow[]): RollupRow[] {
+  const out = new Map<string, RollupRow>();
+  for (const r of rows) {
+    for (const b of ROLLUP_BUCKETS_S) {
+      const s = bucketStart(b, r.ts, r.timezone);
+      for (const [p, v] of Object.entries(r.points)) {
+        if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+        const key = `${r.deviceId}|${b}|${s}|${p}`;
+        const cur = out.get(key);
+        if (!cur) {
+          out.set(key, {
+            d: r.deviceId,
+            b,
+            s,
+            p,
+            n: 1,
+            sum: v,
+            min: v,
+            max: v,
+            ft: r.ts,
+            fv: v,
+            lt: r.ts,
+            lv: v,
+          });
+          continue;
+        }
+        cur.n++;
+        cur.sum += v;
+        if (v < cur.min) cur.min = v;
+        if (v > cur.max) cur.max = v;
+        if (r.ts < cur.ft) [cur.ft, cur.fv] = [r.ts, v];
+        if (r.ts >= cur.lt) [cur.lt, cur.lv] = [r.ts, v];
+      }
+    }
+  }
+  return [...out.values()];
 }
 
 /** One latest row per device: points merged in time order, with the newest cells. */
