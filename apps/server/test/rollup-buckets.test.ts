@@ -22,8 +22,9 @@ describe('rollup buckets', () => {
   it('follows daylight saving time: Berlin’s 2026-03-29 starts at UTC+1, the next day at UTC+2', () => {
     expect(localDayStart('Europe/Berlin', Date.UTC(2026, 2, 29, 12, 0))).toBe(Date.UTC(2026, 2, 28, 23, 0));
     expect(localDayStart('Europe/Berlin', Date.UTC(2026, 2, 30, 12, 0))).toBe(Date.UTC(2026, 2, 29, 22, 0));
+    // 2026-10-25 23:30 UTC is 00:30 on 10-26 in Berlin (back on UTC+1 since that morning).
     expect(bucketStart(86400, Date.UTC(2026, 9, 25, 23, 30), 'Europe/Berlin')).toBe(
-      Date.UTC(2026, 9, 25, 22, 0),
+      Date.UTC(2026, 9, 25, 23, 0),
     );
   });
 });
