@@ -99,9 +99,13 @@ export class ConnectionTracker {
     }
   }
 
-  /** The embedded broker lost the client without a death message. */
-  async disconnected(gateway: DirectoryEntry): Promise<void> {
-    if (this.isOnline(gateway.deviceId)) await this.change(gateway, false, 'clean');
+  /**
+   * The embedded broker's connection ended without a death message having marked the gateway
+   * offline: `clean` after a DISCONNECT packet, otherwise `lwt` (the connection was lost, which is
+   * what a last will reports).
+   */
+  async disconnected(gateway: DirectoryEntry, clean: boolean): Promise<void> {
+    if (this.isOnline(gateway.deviceId)) await this.change(gateway, false, clean ? 'clean' : 'lwt');
   }
 
   private async sweep(): Promise<void> {

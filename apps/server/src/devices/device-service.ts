@@ -101,7 +101,7 @@ export class DeviceService {
       status: (gateway: DirectoryEntry, payload: Buffer, retained?: boolean) =>
         this.tracker.handleStatus(gateway, payload, retained),
       reply: (payload: Buffer) => this.commands.handleReply(payload),
-      disconnected: (gateway: DirectoryEntry) => this.tracker.disconnected(gateway),
+      disconnected: (gateway: DirectoryEntry, clean: boolean) => this.tracker.disconnected(gateway, clean),
     };
     if (this.options.mqttUrl) {
       const url = new URL(this.options.mqttUrl);

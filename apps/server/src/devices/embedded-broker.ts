@@ -21,7 +21,8 @@ export interface BrokerHandlers {
   /** `retained`: a stored copy the broker handed over with our subscription (it may be old). */
   status(gateway: DirectoryEntry, payload: Buffer, retained?: boolean): Promise<void>;
   reply(payload: Buffer): void;
-  disconnected(gateway: DirectoryEntry): Promise<void>;
+  /** The connection ended: `clean` after a DISCONNECT packet, else it was lost. */
+  disconnected(gateway: DirectoryEntry, clean: boolean): Promise<void>;
 }
 
 type DeviceClient = Client & { essGateway?: DirectoryEntry };
@@ -95,7 +96,9 @@ export class EmbeddedBroker {
     };
     this.broker.on('clientDisconnect', (client) => {
       const gateway = (client as DeviceClient).essGateway;
-      if (gateway) void this.handlers.disconnected(gateway);
+      // aedes marks a client that sent a valid DISCONNECT packet; any other end is a lost connection.
+      const clean = (client as DeviceClient & { _disconnected?: boolean })._disconnected === true;
+      if (gateway) void this.handlers.disconnected(gateway, clean);
     });
   }
 
