@@ -114,8 +114,8 @@ describe.each(engines)('live push on %s', (engine) => {
       }),
       { qos: 1 },
     );
-    const update = await live.next('fleet', 5000, (m) => m.overview.gatewaysOnline === 1);
-    expect(update.overview).toMatchObject({ dischargingPowerKw: 42, fleetSocPct: 61 });
+    const update = await live.next('fleet', 5000, (m) => m.overview.dischargingPowerKw === 42);
+    expect(update.overview).toMatchObject({ gatewaysOnline: 1, dischargingPowerKw: 42, fleetSocPct: 61 });
     await device.endAsync();
     live.socket.close();
   });

@@ -3,8 +3,10 @@
  * session token in the first message, then subscribes to channels: `fleet` (dashboard snapshot
  * of the caller's companies) and `device:<id>` (latest points of one device in scope).
  *
- * Device traffic only marks channels dirty; a 1-second ticker sends what changed, so each
- * channel gets at most one update per second whatever the device rate (LIVE_MIN_INTERVAL_MS).
+ * Device traffic marks channels dirty; a round of updates goes out at once when the previous one
+ * is at least a second old, otherwise when that second is over, so each channel gets at most one
+ * update per second whatever the device rate (LIVE_MIN_INTERVAL_MS) and a quiet fleet's change
+ * arrives without waiting for a tick.
  * A fleet snapshot is computed once per company scope per tick and shared by its sockets.
  * Every subscribe answers with a full snapshot, which is how a reconnecting console resyncs.
  */
@@ -43,6 +45,7 @@ export class LiveHub {
   private fleetDirty = false;
   private readonly dirtyDevices = new Map<number, { ts: number; points: Record<string, number> }>();
   private ticker: NodeJS.Timeout | null = null;
+  private lastRound = 0;
   private recheck: NodeJS.Timeout | null = null;
   private unlisten: (() => void) | null = null;
 
@@ -59,28 +62,24 @@ export class LiveHub {
     this.unlisten =
       devices?.listen({
         onStored: (rows) => {
-          this.fleetDirty = true;
           for (const r of rows) {
             const cur = this.dirtyDevices.get(r.deviceId);
-            if (!cur || r.ts >= cur.ts)
+            if (!cur || r.ts >= cur.ts) {
               this.dirtyDevices.set(r.deviceId, { ts: r.ts, points: { ...cur?.points, ...r.points } });
+            }
           }
+          this.markDirty();
         },
-        onEvents: () => {
-          this.fleetDirty = true;
-        },
-        onStatus: () => {
-          this.fleetDirty = true;
-        },
+        onEvents: () => this.markDirty(),
+        onStatus: () => this.markDirty(),
       }) ?? null;
-    this.ticker = setInterval(() => void this.tick(), LIVE_MIN_INTERVAL_MS);
-    this.ticker.unref();
     this.recheck = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
     this.recheck.unref();
   }
 
   private stopTimers(): void {
-    if (this.ticker) clearInterval(this.ticker);
+    if (this.ticker) clearTimeout(this.ticker);
+    this.ticker = null;
     if (this.recheck) clearInterval(this.recheck);
     this.unlisten?.();
     this.unlisten = null;
@@ -196,6 +195,22 @@ export class LiveHub {
   private async fleetSnapshot(scope: CompanyScope) {
     const { overview, sites, alarms } = await this.dashboard.dashboard(scope);
     return { overview, sites, alarms };
+  }
+
+  /**
+   * Something changed: send at once if the last round went out at least LIVE_MIN_INTERVAL_MS ago,
+   * else when that interval is over (leading-edge throttle: fast, and never more than 1/s).
+   */
+  private markDirty(): void {
+    this.fleetDirty = true;
+    if (this.ticker) return;
+    const wait = Math.max(0, this.lastRound + LIVE_MIN_INTERVAL_MS - Date.now());
+    this.ticker = setTimeout(() => {
+      this.ticker = null;
+      this.lastRound = Date.now();
+      void this.tick();
+    }, wait);
+    this.ticker.unref();
   }
 
   private async tick(): Promise<void> {
