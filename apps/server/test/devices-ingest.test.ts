@@ -197,4 +197,21 @@ describe.each(engines)('device ingest through the embedded broker on %s', (engin
     });
     expect(gw?.offlineReason).toBe('lwt');
   });
+  it('a connection lost without a will is offline lwt; a DISCONNECT without a death message is clean', async () => {
+    const offlineReason = () =>
+      waitFor(async () => {
+        const [gw] = await ctx.database.db.select().from(device).where(eq(device.id, gateway.id));
+        return gw?.online === false ? gw.offlineReason : undefined;
+      });
+    const birth = JSON.stringify({ v: 1, ts: Date.now(), online: true });
+    const lost = await connect(gateway.sn, gateway.secret);
+    await lost.publishAsync(deviceTopic(gateway.sn, 'status'), birth, { qos: 1 });
+    lost.stream.destroy();
+    expect(await offlineReason()).toBe('lwt');
+
+    const polite = await connect(gateway.sn, gateway.secret);
+    await polite.publishAsync(deviceTopic(gateway.sn, 'status'), birth, { qos: 1 });
+    await polite.endAsync();
+    expect(await offlineReason()).toBe('clean');
+  });
 });
