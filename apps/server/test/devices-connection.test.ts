@@ -12,18 +12,9 @@ import { device, deviceConnectionLog } from '../src/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { waitFor } from './support/wait';
 
 const HEARTBEAT_TIMEOUT_MS = 400;
-
-const waitFor = async <T>(probe: () => Promise<T | undefined | false>, ms = 5000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 describe.each(engines)('gateway online/offline on %s', (engine) => {
   let ctx: TestContext;

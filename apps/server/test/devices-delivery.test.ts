@@ -16,6 +16,7 @@ import { DeviceDirectory } from '../src/devices/device-directory';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { waitFor } from './support/wait';
 
 interface Gateway {
   id: number;
@@ -24,16 +25,6 @@ interface Gateway {
   secret: string;
   pcs: { id: number; sn: string };
 }
-
-const waitFor = async <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 5000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 /**
  * `db` whose SELECT queries run at once but answer `ms` later (a slow directory load that

@@ -19,22 +19,13 @@ import { device, telemetry } from '../src/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { waitFor as waitUntil } from './support/wait';
 
 const brokerUrl = process.env.TEST_MQTT_URL;
 const run = promisify(execFile);
 
-const waitFor = async <T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 10_000,
-) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+const waitFor = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 10_000) =>
+  waitUntil(probe, ms);
 
 describe.skipIf(!brokerUrl).each(engines)(
   'devices through an external broker (TEST_MQTT_URL) on %s',
@@ -307,8 +298,9 @@ describe.skipIf(!brokerUrl).each(engines)(
       expect(await stored()).toBe(0);
 
       release();
-      await waitFor(async () => (await stored()) === count, 15_000);
-      expect(devices.ingest.stats.messages).toBe(count);
+      await waitFor(async () => (await stored()) === count, 30_000);
+      // QoS 1 may redeliver under load; every message is stored once whatever arrived twice.
+      expect(devices.ingest.stats.messages).toBeGreaterThanOrEqual(count);
     });
   },
 );

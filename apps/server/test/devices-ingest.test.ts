@@ -11,16 +11,7 @@ import { alarmEvent, device, deviceLatest, telemetry, telemetryRollup } from '..
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
-
-const waitFor = async <T>(probe: () => Promise<T | undefined | false>, ms = 5000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+import { waitFor } from './support/wait';
 
 describe.each(engines)('device ingest through the embedded broker on %s', (engine) => {
   let ctx: TestContext;
