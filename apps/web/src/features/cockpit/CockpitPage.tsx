@@ -1,7 +1,8 @@
 /**
- * /newscreen (spec §2): the public big-screen cockpit shell — dark full screen, system name,
- * live clock, and a link to sign in or to the console. Its panels get their data in a later
- * issue; until then they say so and show no figures.
+ * /newscreen (spec §2): the public big-screen cockpit — dark full screen with the system name,
+ * a live clock and a link to sign in or to the console. It shows no figures: what the public
+ * cockpit may show without a token is decided (and enforced on the server) with the monitoring
+ * issue, which adds its data panels.
  * Test hooks: `cockpit`, `cockpit-clock`, `cockpit-link`.
  */
 import { useEffect, useState } from 'react';
@@ -11,8 +12,6 @@ import { dayjs, useDayjsLocale } from '@/shared/i18n/dayjs';
 import { HOME_PATH, LOGIN_PATH } from '@/shared/routing';
 import { useCredentials } from '@/shared/storage/session';
 import './cockpit.css';
-
-const PANELS = ['fleet', 'power', 'energy', 'map', 'alarms', 'revenue'] as const;
 
 function Clock() {
   const { t } = useTranslation();
@@ -35,23 +34,13 @@ export default function CockpitPage() {
   const signedIn = useCredentials((c) => Boolean(c.token));
   return (
     <div className="cockpit" data-testid="cockpit">
-      <header className="cockpit__header">
+      <main className="cockpit__hero">
         <div className="cockpit__brand">{t('app.name')}</div>
         <h1 className="cockpit__title">{t('cockpit.title')}</h1>
-        <div className="cockpit__side">
-          <Clock />
-          <Link className="cockpit__link" to={signedIn ? HOME_PATH : LOGIN_PATH} data-testid="cockpit-link">
-            {signedIn ? t('cockpit.toConsole') : t('cockpit.toLogin')}
-          </Link>
-        </div>
-      </header>
-      <main className="cockpit__grid">
-        {PANELS.map((panel) => (
-          <section key={panel} className={`cockpit__panel cockpit__panel--${panel}`}>
-            <h2 className="cockpit__panel-title">{t(`cockpit.${panel}`)}</h2>
-            <p className="cockpit__awaiting">{t('cockpit.awaiting')}</p>
-          </section>
-        ))}
+        <Clock />
+        <Link className="cockpit__link" to={signedIn ? HOME_PATH : LOGIN_PATH} data-testid="cockpit-link">
+          {signedIn ? t('cockpit.toConsole') : t('cockpit.toLogin')}
+        </Link>
       </main>
     </div>
   );

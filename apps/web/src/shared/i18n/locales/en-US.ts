@@ -349,13 +349,6 @@ const enUS: Resources = {
     title: 'Energy-storage operations cockpit',
     toConsole: 'Open console',
     toLogin: 'Sign in',
-    fleet: 'Fleet overview',
-    power: 'Real-time power',
-    energy: 'Charge & discharge',
-    alarms: 'Alarms',
-    revenue: 'Revenue',
-    map: 'Site map',
-    awaiting: 'Shown here once site data is connected',
   },
 };
 

@@ -343,13 +343,6 @@ const zhCN = {
     title: '储能运营驾驶舱',
     toConsole: '进入控制台',
     toLogin: '登录',
-    fleet: '站点概况',
-    power: '实时功率',
-    energy: '充放电量',
-    alarms: '告警动态',
-    revenue: '收益统计',
-    map: '站点分布',
-    awaiting: '数据接入后在此显示',
   },
 };
 
