@@ -21,9 +21,9 @@ import Fastify from 'fastify';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import { type Database, openDatabase } from '../apps/server/src/db/database';
+import { rowsOf } from '../apps/server/src/db/rows';
 import { DeviceService } from '../apps/server/src/devices/device-service';
 import { ensurePartitions } from '../apps/server/src/devices/telemetry-partitions';
-import { rowsOf } from '../apps/server/src/tenancy/company-scope';
 import { type BenchGateway, registerBenchFleet, startPublishers } from './device-fleet';
 import { POINTS_PER_MESSAGE, SITE_TYPES } from './device-payloads';
 

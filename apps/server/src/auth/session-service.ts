@@ -14,7 +14,7 @@
  * the session; every session has an absolute end (`REFRESH_TOKEN_TTL_S` after sign-in).
  */
 import { ErrorCode } from '@ess/contract';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import { authSession, company, employee, loginTicket, usedRefreshToken, userAccount } from '../db/schema';
@@ -297,11 +297,16 @@ export class SessionService {
 
   /** Ends every live session of an account, optionally sparing one (after a password change). */
   async revokeUserSessions(userId: number, reason: RevokeReason, exceptSessionId?: number): Promise<void> {
-    const sessions = await this.db
-      .select({ id: authSession.id })
-      .from(authSession)
-      .where(and(eq(authSession.userId, userId), isNull(authSession.revokedAt)));
-    for (const s of sessions) if (s.id !== exceptSessionId) await this.revokeSession(s.id, reason);
+    await this.db
+      .update(authSession)
+      .set({ revokedAt: new Date(), revokeReason: reason })
+      .where(
+        and(
+          eq(authSession.userId, userId),
+          isNull(authSession.revokedAt),
+          exceptSessionId === undefined ? undefined : ne(authSession.id, exceptSessionId),
+        ),
+      );
   }
 
   async revokeSession(sessionId: number, reason: RevokeReason): Promise<void> {

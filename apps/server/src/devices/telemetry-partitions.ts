@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database';
-import { rowsOf } from '../tenancy/company-scope';
+import { rowsOf } from '../db/rows';
 
 const NAME = /^telemetry_y(\d{4})m(\d{2})$/;
 

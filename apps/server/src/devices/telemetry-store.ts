@@ -16,7 +16,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
-import { rowsOf } from '../tenancy/company-scope';
+import { rowsOf } from '../db/rows';
 import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
 
 export interface TelemetryRow {

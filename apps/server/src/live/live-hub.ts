@@ -169,7 +169,7 @@ export class LiveHub {
     for (const channel of m.channels) {
       if (channel === 'fleet') {
         client.channels.add(channel);
-        this.send(client, { type: 'fleet', ...(await this.fleetSnapshot(client.scope)) });
+        this.send(client, { type: 'fleet', ...(await this.dashboard.snapshot(client.scope)) });
         continue;
       }
       const deviceId = Number(channel.slice('device:'.length));
@@ -192,11 +192,6 @@ export class LiveHub {
     }
   }
 
-  private async fleetSnapshot(scope: CompanyScope) {
-    const { overview, sites, alarms } = await this.dashboard.dashboard(scope);
-    return { overview, sites, alarms };
-  }
-
   /**
    * Something changed: send at once if the last round went out at least LIVE_MIN_INTERVAL_MS ago,
    * else when that interval is over (leading-edge throttle: fast, and never more than 1/s).
@@ -217,10 +212,10 @@ export class LiveHub {
     try {
       if (this.fleetDirty) {
         this.fleetDirty = false;
-        const byScope = new Map<string, Promise<Awaited<ReturnType<LiveHub['fleetSnapshot']>>>>();
+        const byScope = new Map<string, ReturnType<DashboardService['snapshot']>>();
         for (const c of this.clients) {
           if (!c.channels.has('fleet') || !c.scope || !c.scopeKey) continue;
-          if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.fleetSnapshot(c.scope));
+          if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.dashboard.snapshot(c.scope));
           this.send(c, { type: 'fleet', ...(await byScope.get(c.scopeKey)!) });
         }
       }

@@ -8,6 +8,7 @@ import { eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { AuthContext } from '../auth/session-service';
 import type { Db } from '../db/database';
+import { rowsOf } from '../db/rows';
 import { company } from '../db/schema';
 
 /** `all`, or the ids of the companies the caller may see. */
@@ -29,12 +30,20 @@ export function inScope(scope: CompanyScope, column: AnyPgColumn): SQL | undefin
   return scope.all ? undefined : inArray(column, scope.companyIds.length ? scope.companyIds : [-1]);
 }
 
+/**
+ * The same limit for hand-written SQL: `<column> IN (…)` or TRUE. `column` is a trusted
+ * identifier written in our code (e.g. `'s.company_id'`), never input.
+ */
+export function inScopeSql(scope: CompanyScope, column: string): SQL {
+  if (scope.all) return sql`TRUE`;
+  const ids = scope.companyIds.length ? scope.companyIds : [-1];
+  return sql`${sql.raw(column)} IN (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
+}
+
 /** True when `companyId` is within the scope. */
 export function scopeIncludes(scope: CompanyScope, companyId: number): boolean {
   return scope.all || scope.companyIds.includes(companyId);
-}
-
-/** Rows of `db.execute` on either driver (node-postgres answers {rows}, PGlite too). */
-export function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }

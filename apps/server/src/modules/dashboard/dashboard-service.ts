@@ -9,7 +9,8 @@
 import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
-import { type CompanyScope, rowsOf } from '../../tenancy/company-scope';
+import { rowsOf } from '../../db/rows';
+import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
 
 /** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
 export const FLEET_TIMEZONE = 'Asia/Shanghai';
@@ -17,25 +18,18 @@ export const FLEET_TIMEZONE = 'Asia/Shanghai';
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-function scopeSql(scope: CompanyScope, column: string) {
-  if (scope.all) return sql`TRUE`;
-  const ids = scope.companyIds.length ? scope.companyIds : [-1];
-  return sql`${sql.raw(column)} IN (${sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  )})`;
-}
-
 export class DashboardService {
   constructor(private readonly db: Db) {}
 
+  /** Everything the dashboard shows. */
   async dashboard(scope: CompanyScope): Promise<DashboardData> {
-    const [sites, alarms, powerCurve] = [
-      await this.sites(scope),
-      await this.alarms(scope),
-      await this.powerCurve(scope),
-    ];
-    return { overview: await this.overview(scope, sites), powerCurve, sites, alarms };
+    return { ...(await this.snapshot(scope)), powerCurve: await this.powerCurve(scope) };
+  }
+
+  /** What the live push sends on the `fleet` channel: KPIs, sites and latest alarms (no curve). */
+  async snapshot(scope: CompanyScope): Promise<Omit<DashboardData, 'powerCurve'>> {
+    const sites = await this.sites(scope);
+    return { overview: await this.overview(scope, sites), sites, alarms: await this.alarms(scope) };
   }
 
   /** Fleet KPIs, built from the per-site figures plus device counts. */
@@ -46,7 +40,7 @@ export class DashboardService {
         SELECT count(*)::int AS devices,
                count(*) FILTER (WHERE gateway_id IS NULL AND online)::int AS online,
                count(*) FILTER (WHERE gateway_id IS NULL AND NOT online)::int AS offline
-        FROM device WHERE ${scopeSql(scope, 'company_id')}`),
+        FROM device WHERE ${inScopeSql(scope, 'company_id')}`),
     )[0];
     const socWeighted = perSite.filter((s) => s.socPct !== null && s.online && s.capacityKwh > 0);
     const weight = socWeighted.reduce((n, s) => n + s.capacityKwh, 0);
@@ -77,7 +71,7 @@ export class DashboardService {
       WITH s AS (
         SELECT s.id, s.code, s.name, s.timezone, c.name AS company_name
         FROM site s JOIN company c ON c.id = s.company_id
-        WHERE ${scopeSql(scope, 's.company_id')}
+        WHERE ${inScopeSql(scope, 's.company_id')}
       ),
       gw AS (
         SELECT d.site_id, bool_or(d.online) AS online, max(d.last_seen_at) AS last_seen_at,
@@ -110,7 +104,7 @@ export class DashboardService {
       active AS (
         SELECT site_id, count(*)::int AS n FROM (
           SELECT DISTINCT ON (device_id, code, level) site_id, kind FROM alarm_event
-          WHERE ${scopeSql(scope, 'company_id')}
+          WHERE ${inScopeSql(scope, 'company_id')}
           ORDER BY device_id, code, level, ts DESC, id DESC
         ) last WHERE kind = 'produce' GROUP BY site_id
       )
@@ -153,7 +147,7 @@ export class DashboardService {
              sum(r.sum / r.n) FILTER (WHERE d.type = 'pv') AS pv
       FROM telemetry_rollup r JOIN device d ON d.id = r.device_id
       WHERE r.bucket_s = 900 AND r.point = 'p_kw' AND d.type IN ('pcs', 'meter', 'pv')
-        AND ${scopeSql(scope, 'd.company_id')}
+        AND ${inScopeSql(scope, 'd.company_id')}
         AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${FLEET_TIMEZONE}) AT TIME ZONE ${FLEET_TIMEZONE}
       GROUP BY r.bucket_start ORDER BY r.bucket_start`);
     const rows = rowsOf<Record<string, unknown>>(result);
@@ -179,7 +173,7 @@ export class DashboardService {
       SELECT a.id, a.site_id, s.name AS site_name, d.sn, (extract(epoch FROM a.ts) * 1000)::bigint AS ts,
              a.kind, a.code, a.level, a.content
       FROM alarm_event a JOIN site s ON s.id = a.site_id JOIN device d ON d.id = a.device_id
-      WHERE ${scopeSql(scope, 'a.company_id')}
+      WHERE ${inScopeSql(scope, 'a.company_id')}
       ORDER BY a.ts DESC, a.id DESC LIMIT ${limit}`);
     return rowsOf<Record<string, unknown>>(result).map((r) => ({
       id: num(r.id),
