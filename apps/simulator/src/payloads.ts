@@ -7,8 +7,10 @@ import {
   COMMAND_NAMES,
   type CommandName,
   commandPayload,
+  DEVICE_TYPES,
   type DeviceType,
   type EventPayload,
+  type OfflineReason,
   PROTOCOL_VERSION,
   type ReplyPayload,
   type StatusPayload,
@@ -20,9 +22,6 @@ import type { AlarmEvent } from './model/alarms';
 import { MAX_SCHEDULE_PERIODS, scheduleSchema } from './model/schedule';
 import { type SiteReadings, type SiteState, setAcThresholds, setSchedule } from './model/site';
 
-/** Order of devices in a telemetry message. */
-const TELEMETRY_ORDER: DeviceType[] = ['ems', 'pcs', 'bms', 'meter', 'pv', 'air_conditioner', 'env_sensor'];
-
 /** SN of the site's device of `type` (the first one registered). */
 export function snOf(site: FleetSite, type: DeviceType): string | undefined {
   return site.devices.find((d) => d.type === type)?.sn;
@@ -33,7 +32,7 @@ export function buildStatus(
   site: FleetSite,
   ts: number,
   online: boolean,
-  opts: { reason?: 'lwt' | 'clean'; intervalS?: number } = {},
+  opts: { reason?: Exclude<OfflineReason, 'timeout'>; intervalS?: number } = {},
 ): StatusPayload {
   if (!online) return { v: PROTOCOL_VERSION, ts, online, reason: opts.reason ?? 'clean' };
   return {
@@ -56,7 +55,8 @@ export function buildTelemetry(
   opts: { id: string; ts: number; withCells: boolean },
 ): TelemetryPayload {
   const devices: TelemetryPayload['devices'] = [];
-  for (const type of TELEMETRY_ORDER) {
+  // Devices in the contract's order of types (gateway first).
+  for (const type of DEVICE_TYPES) {
     const points = readings[type];
     const sn = snOf(site, type);
     if (!points || !sn) continue;

@@ -210,8 +210,3 @@ export const PROFILES: Record<ProfileId, EquipmentProfile> = {
 export function nominalEnergyKwh(p: EquipmentProfile): number {
   return (p.seriesCells * p.parallelCells * p.cellCapacityAh * p.cellNominalV) / 1000;
 }
-
-/** Nominal pack voltage, V. */
-export function nominalPackV(p: EquipmentProfile): number {
-  return p.seriesCells * p.cellNominalV;
-}

@@ -15,12 +15,6 @@ export const EXPIRED_RELOAD_DELAY_MS = 100;
 /** Below this viewport width the frame uses the mobile layout (spec §2, §9). */
 export const MOBILE_BREAKPOINT_PX = 992;
 
-/** Width of the opened sidebar (spec §9). */
-export const SIDEBAR_WIDTH_PX = 210;
-
-/** Width of the collapsed sidebar on desktop (ours: icons only). */
-export const SIDEBAR_COLLAPSED_WIDTH_PX = 64;
-
 /** Width of the account dialogs (spec §9). */
 export const DIALOG_WIDTH_PX = 700;
 

@@ -18,6 +18,9 @@ const optionalText = (max: number) =>
     .nullish()
     .transform((v) => (v ? v : null));
 
+/** Time zone of a new site unless another is chosen (IANA). */
+export const DEFAULT_SITE_TIMEZONE = 'Asia/Shanghai';
+
 /** Site code: 2–32 letters, digits, '_' or '-'. */
 export const SITE_CODE_PATTERN = /^[A-Za-z0-9_-]{2,32}$/;
 
@@ -43,13 +46,10 @@ export const timezoneSchema = z
 
 export const siteInput = z.object({
   userInfo: userInfoEcho,
-  code: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z0-9_-]{2,32}$/, '2–32 letters, digits, _ or -'),
+  code: z.string().trim().regex(SITE_CODE_PATTERN, '2–32 letters, digits, _ or -'),
   name: trimmed(64),
   address: optionalText(200),
-  timezone: timezoneSchema.default('Asia/Shanghai'),
+  timezone: timezoneSchema.default(DEFAULT_SITE_TIMEZONE),
   latitude: z.number().min(-90).max(90).nullish(),
   longitude: z.number().min(-180).max(180).nullish(),
   /** Owning company; defaults to the caller's. Must be within the caller's scope. */

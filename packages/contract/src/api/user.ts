@@ -11,9 +11,12 @@ import { menuItemSchema } from './menu';
 const id = z.number().int().positive();
 
 /** Random id of one browser (a "terminal"), created once and kept in local storage. */
+/** A terminal id: 8–64 characters of A–Z, a–z, 0–9, '_' or '-'. */
+export const TERMINAL_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
 export const terminalIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{8,64}$/, 'terminalId: 8–64 characters of A–Z, a–z, 0–9, _ or -');
+  .regex(TERMINAL_ID_PATTERN, 'terminalId: 8–64 characters of A–Z, a–z, 0–9, _ or -');
 
 export const passwordHashSchema = z.string().regex(PASSWORD_HASH_PATTERN, 'must be a SHA-256 hex digest');
 

@@ -46,9 +46,14 @@ export function deviceTopic(sn: string, kind: TopicKind): string {
   return kind === 'reply' ? `${TOPIC_ROOT}/${sn}/cmd/reply` : `${TOPIC_ROOT}/${sn}/${kind}`;
 }
 
+/** `ess/v1/<SN>/<kind>`, built from TOPIC_ROOT and SN_PATTERN so the three cannot drift apart. */
+const DEVICE_TOPIC_PATTERN = new RegExp(
+  `^${TOPIC_ROOT}/(${SN_PATTERN.source.slice(1, -1)})/(status|telemetry|event|cmd|cmd/reply)$`,
+);
+
 /** Parses a device topic; undefined for anything else. */
 export function parseDeviceTopic(topic: string): { sn: string; kind: TopicKind } | undefined {
-  const m = /^ess\/v1\/([A-Za-z0-9_-]{4,40})\/(status|telemetry|event|cmd|cmd\/reply)$/.exec(topic);
+  const m = DEVICE_TOPIC_PATTERN.exec(topic);
   if (!m) return undefined;
   const kind = m[2] === 'cmd/reply' ? 'reply' : (m[2] as TopicKind);
   return { sn: m[1]!, kind };

@@ -19,7 +19,7 @@
  * Pure logic with injected dependencies (socket factory, token, refresh, timers), so it runs
  * and is tested without a browser; `index.ts` wires it to the app.
  */
-import type { LiveClientMessage, LiveServerMessage } from '@ess/contract';
+import { ErrorCode, type LiveClientMessage, type LiveServerMessage } from '@ess/contract';
 
 /** `live`: authenticated and subscribed; `closed`: refused by the server, no retry. */
 export type LiveStatus = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'closed';
@@ -34,9 +34,6 @@ export const PING_EVERY_MS = 25_000;
 export const STALE_AFTER_MS = 70_000;
 /** Grace period before an unused connection is closed. */
 export const IDLE_CLOSE_MS = 5000;
-
-/** Access token expired (contract ErrorCode.ACCESS_TOKEN_EXPIRED). */
-const TOKEN_EXPIRED = 50014;
 
 /** The subset of the browser WebSocket the client uses. */
 export interface SocketLike {
@@ -248,7 +245,7 @@ export class LiveConnection {
     this.socket = null;
     this.stopPing();
     socket?.close(1000, 'auth refused');
-    if (code !== TOKEN_EXPIRED) {
+    if (code !== ErrorCode.ACCESS_TOKEN_EXPIRED) {
       this.setStatus('closed');
       return;
     }

@@ -60,18 +60,3 @@ export function breadcrumbOf(routes: readonly AppRoute[], pathname: string): App
   if (chain[0]?.path !== DASHBOARD_ROUTE.path) chain.unshift(DASHBOARD_ROUTE);
   return chain;
 }
-
-/**
- * Pages (routes with a view, and external links) of a forest. Hidden ones are left out unless
- * `includeHidden`, except the hidden 'index' page a top-level page entry gets (spec §2), which
- * stands for its visible parent.
- */
-export function pagesOf(routes: readonly AppRoute[], includeHidden = false): RouteEntry[] {
-  return flattenRoutes(routes).filter((e) => {
-    if (e.route.component === null && !e.route.external) return false;
-    if (includeHidden) return true;
-    const parent = e.parents[e.parents.length - 1];
-    const standsForParent = parent?.redirect === e.route.path;
-    return (!e.route.hidden || standsForParent) && !e.parents.some((p) => p.hidden);
-  });
-}

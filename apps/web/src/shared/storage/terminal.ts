@@ -3,10 +3,9 @@
  * and kept in local storage across sessions (contract `terminalIdSchema`: 8–64 of [A-Za-z0-9_-]).
  * Uses `crypto.getRandomValues`, which also works on plain-HTTP origins.
  */
+import { TERMINAL_ID_PATTERN } from '@ess/contract';
 import { LocalKey } from './keys';
 import { readLocal, writeLocal } from './local';
-
-const VALID = /^[A-Za-z0-9_-]{8,64}$/;
 
 function randomId(): string {
   const bytes = new Uint8Array(16);
@@ -22,7 +21,7 @@ let cached: string | null = null;
 export function terminalId(): string {
   if (cached) return cached;
   const stored = readLocal(LocalKey.terminalId);
-  cached = stored && VALID.test(stored) ? stored : randomId();
+  cached = stored && TERMINAL_ID_PATTERN.test(stored) ? stored : randomId();
   if (cached !== stored) writeLocal(LocalKey.terminalId, cached);
   return cached;
 }

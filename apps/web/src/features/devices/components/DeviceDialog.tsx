@@ -16,6 +16,7 @@ import {
   DEVICE_TYPES,
   type DeviceRow,
   type DeviceType,
+  ErrorCode,
   isValidIpv4,
   type SiteRow,
   SN_PATTERN,
@@ -31,9 +32,6 @@ import { catalogueText, validationText } from '@/shared/i18n';
 import { type DeviceForm, type DeviceSecret, fetchGateways, registryKeys, saveDevice } from '../api';
 import { typeLabel } from '../labels';
 
-const SN_EXISTS = 3032;
-const GATEWAY_HAS_DEVICES = 3038;
-const GATEWAY_NOT_FOUND = 3030;
 /** Upper bounds of the server (contract `deviceInput`). */
 const MAX_RATED_POWER_KW = 1_000_000;
 const MAX_CAPACITY_KWH = 10_000_000;
@@ -149,8 +147,9 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
     },
     onError: (err) => {
       if (!isApiError(err)) return;
-      if (err.code === SN_EXISTS) form.setFields([{ name: 'sn', errors: [catalogueText(SN_EXISTS)] }]);
-      if (err.code === GATEWAY_HAS_DEVICES || err.code === GATEWAY_NOT_FOUND) {
+      if (err.code === ErrorCode.DEVICE_SN_EXISTS)
+        form.setFields([{ name: 'sn', errors: [catalogueText(ErrorCode.DEVICE_SN_EXISTS)] }]);
+      if (err.code === ErrorCode.GATEWAY_HAS_DEVICES || err.code === ErrorCode.DEVICE_NOT_FOUND) {
         form.setFields([{ name: 'gatewayId', errors: [catalogueText(err.code)] }]);
       }
     },

@@ -6,7 +6,7 @@
  * `site-latitude`, `site-longitude`, `site-submit`.
  */
 import type { SiteRow } from '@ess/contract';
-import { ErrorCode, SITE_CODE_PATTERN } from '@ess/contract';
+import { DEFAULT_SITE_TIMEZONE, ErrorCode, SITE_CODE_PATTERN } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber, Modal, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
@@ -17,18 +17,14 @@ import { showSuccess } from '@/shared/feedback';
 import { catalogueText } from '@/shared/i18n';
 import { registryKeys, type SiteForm, saveSite } from '../api';
 
-/** Site code rule (contract registry.ts `siteInput.code`). */
-const DEFAULT_TIMEZONE = 'Asia/Shanghai';
-const SITE_CODE_EXISTS = ErrorCode.SITE_CODE_EXISTS;
-
 function timeZones(current: string | undefined): string[] {
   let zones: string[];
   try {
     zones = Intl.supportedValuesOf('timeZone');
   } catch {
-    zones = [DEFAULT_TIMEZONE, 'UTC'];
+    zones = [DEFAULT_SITE_TIMEZONE, 'UTC'];
   }
-  const all = new Set([DEFAULT_TIMEZONE, 'UTC', ...zones]);
+  const all = new Set([DEFAULT_SITE_TIMEZONE, 'UTC', ...zones]);
   if (current) all.add(current);
   return [...all].sort((a, b) => a.localeCompare(b));
 }
@@ -47,12 +43,10 @@ interface Props {
   /** The site to edit; none to add one. */
   site: SiteRow | null;
   onClose: () => void;
-  /** After a successful save, with the new id when added. */
-  onSaved?: () => void;
 }
 
 /** The site dialog; see the module comment. */
-export function SiteDialog({ open, site, onClose, onSaved }: Props) {
+export function SiteDialog({ open, site, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
@@ -70,7 +64,7 @@ export function SiteDialog({ open, site, onClose, onSaved }: Props) {
             latitude: site.latitude,
             longitude: site.longitude,
           }
-        : { timezone: DEFAULT_TIMEZONE },
+        : { timezone: DEFAULT_SITE_TIMEZONE },
     );
   }, [open, site, form]);
 
@@ -79,12 +73,11 @@ export function SiteDialog({ open, site, onClose, onSaved }: Props) {
     onSuccess: () => {
       showSuccess(t('devices.siteSaved'));
       void queryClient.invalidateQueries({ queryKey: registryKeys.all });
-      onSaved?.();
       onClose();
     },
     onError: (err) => {
-      if (isApiError(err) && err.code === SITE_CODE_EXISTS) {
-        form.setFields([{ name: 'code', errors: [catalogueText(SITE_CODE_EXISTS)] }]);
+      if (isApiError(err) && err.code === ErrorCode.SITE_CODE_EXISTS) {
+        form.setFields([{ name: 'code', errors: [catalogueText(ErrorCode.SITE_CODE_EXISTS)] }]);
       }
     },
   });
