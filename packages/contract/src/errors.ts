@@ -46,11 +46,31 @@ export const ErrorCode = {
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
   DEPARTMENT_NOT_FOUND: 5000,
+  /** ours: a department with sub-departments cannot be deleted. */
+  DEPARTMENT_HAS_CHILDREN: 5001,
+  /** ours: a department with employees cannot be deleted. */
+  DEPARTMENT_HAS_EMPLOYEES: 5002,
+  /** ours: a department cannot move under itself or one of its sub-departments. */
+  DEPARTMENT_PARENT_INVALID: 5003,
+  /** ours: a sibling department already has this name. */
+  DEPARTMENT_NAME_EXISTS: 5004,
   ROLE_NOT_FOUND: 5031,
   ROLE_IN_USE: 5032,
   ROLE_ADMIN_UNDELETABLE: 5033,
   /** ours: the caller's roles do not grant the call's permission string. */
   NO_PERMISSION: 5034,
+  /** ours: the role was changed by someone else since it was read (optimistic version check). */
+  ROLE_VERSION_CONFLICT: 5035,
+  /** ours: the company already has a role with this name or code. */
+  ROLE_NAME_OR_CODE_EXISTS: 5036,
+  /** ours: the menu entry does not exist. */
+  MENU_NOT_FOUND: 5037,
+  /** ours: a menu entry with children cannot be deleted. */
+  MENU_HAS_CHILDREN: 5038,
+  /** ours: built-in menu entries (seeded by migrations) cannot be deleted; hide them instead. */
+  MENU_BUILT_IN: 5039,
+  /** ours: the parent is missing, a button, or the entry itself or one below it. */
+  MENU_PARENT_INVALID: 5040,
   ACCOUNT_HAS_EMPLOYEE: 5050,
   EMPLOYEE_NOT_FOUND: 5051,
   EMPLOYEE_DISABLED: 5052,
@@ -58,6 +78,8 @@ export const ErrorCode = {
   OLD_PASSWORD_INCORRECT: 5054,
   PASSWORD_CONFIRM_MISMATCH: 5055,
   PASSWORD_SAME_AS_OLD: 5056,
+  /** ours: an employee cannot disable or delete themself. */
+  EMPLOYEE_SELF_ACTION: 5057,
   BAD_CREDENTIALS: 5080,
   TOKEN_OBTAIN_FAILED: 5081,
   /** ours: sign-in throttled after repeated failures. */
@@ -69,6 +91,8 @@ export const ErrorCode = {
   COMPANY_NAME_OR_PHONE_EXISTS: 6002,
   DEVICE_ASSIGNED_TO_OTHER_AGENT: 6003,
   DEVICE_BOUND_TO_PROJECT: 6004,
+  /** ours: the caller's own company cannot be disabled (or moved) by itself. */
+  COMPANY_SELF_ACTION: 6005,
   PROJECT_NAME_EXISTS: 7000,
   PROJECT_NOT_FOUND: 7001,
   INSTALL_PACKAGE_NOT_FOUND: 7030,
@@ -118,10 +142,35 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
   3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
   5000: { zh: '部门不存在', en: 'Department not found' },
+  5001: {
+    zh: '该部门存在下级部门，不能删除',
+    en: 'The department has sub-departments and cannot be deleted',
+  },
+  5002: { zh: '该部门存在员工，不能删除', en: 'The department has employees and cannot be deleted' },
+  5003: {
+    zh: '上级部门不能是自己或自己的下级部门',
+    en: 'A department cannot be placed under itself or one of its sub-departments',
+  },
+  5004: { zh: '同级部门名称已存在', en: 'A department with this name already exists at this level' },
   5031: { zh: '角色不存在', en: 'Role not found' },
   5032: { zh: '角色已被使用，不能删除', en: 'The role is in use and cannot be deleted' },
   5033: { zh: '管理员角色不能删除', en: 'The administrator role cannot be deleted' },
   5034: { zh: '没有该操作的权限', en: 'You do not have permission for this operation' },
+  5035: {
+    zh: '角色已被他人修改，请刷新后重试',
+    en: 'The role was changed by someone else; reload it and try again',
+  },
+  5036: { zh: '角色名称或编码已存在', en: 'The role name or code already exists' },
+  5037: { zh: '菜单不存在', en: 'Menu entry not found' },
+  5038: { zh: '存在子菜单，不能删除', en: 'The menu entry has children and cannot be deleted' },
+  5039: {
+    zh: '内置菜单不能删除，可设为隐藏',
+    en: 'Built-in menu entries cannot be deleted; hide them instead',
+  },
+  5040: {
+    zh: '上级菜单无效（不存在、是按钮，或是自己及下级）',
+    en: 'Invalid parent menu (missing, a button, or the entry itself or one below it)',
+  },
   5050: { zh: '该账号已存在员工', en: 'This account already has an employee' },
   5051: { zh: '员工不存在', en: 'Employee does not exist' },
   5052: { zh: '账号已禁用，无法登录', en: 'Account disabled, cannot log in' },
@@ -129,6 +178,7 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   5054: { zh: '原密码错误', en: 'The original password is incorrect' },
   5055: { zh: '新密码与确认密码不一致', en: 'The new and confirmed passwords do not match' },
   5056: { zh: '新密码不能与原密码相同', en: 'The new password is the same as the original' },
+  5057: { zh: '不能禁用或删除自己', en: 'You cannot disable or delete yourself' },
   5080: { zh: '账号或密码错误', en: 'Incorrect account or password' },
   5081: { zh: '获取令牌失败，请重新登录', en: 'Failed to obtain a token, please log in again' },
   5082: {
@@ -141,6 +191,7 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   6002: { zh: '名称或联系电话已存在', en: 'Name or contact number already exists' },
   6003: { zh: '设备已分配给其他代理商', en: 'The device is already assigned to another agent' },
   6004: { zh: '设备已绑定项目', en: 'The device is already bound to a project' },
+  6005: { zh: '不能禁用或移动自己所在的公司', en: 'You cannot disable or move your own company' },
   7000: { zh: '项目名称已存在', en: 'Project name already exists' },
   7001: { zh: '项目不存在', en: 'Project does not exist' },
   7030: { zh: '安装包不存在', en: 'Installation package does not exist' },

@@ -2,11 +2,13 @@
  * @ess/contract: what the console and the server agree on. Nothing here imports app code.
  */
 
+export * from './api/audit';
 export * from './api/dashboard';
 export * from './api/employee';
 export * from './api/envelope';
 export * from './api/live';
 export * from './api/menu';
+export * from './api/organisation';
 export * from './api/registry';
 export * from './api/user';
 export * from './device/points';
@@ -15,4 +17,5 @@ export * from './errors';
 export * from './lang';
 export * from './menu-tree';
 export * from './paths';
+export * from './permissions';
 export * from './validation';

@@ -31,3 +31,47 @@ export const RegistryPath = {
 export const DashboardPath = {
   overview: '/api-bms/dashboard/overview',
 } as const;
+
+/** Organisation and access-control issue (spec §7 for departments, employees, roles, menus). */
+export const OrgPath = {
+  departmentList: '/api-bms/department/departmentList',
+  departmentSave: '/api-bms/department/save',
+  departmentUpdate: '/api-bms/department/update',
+  departmentDelete: '/api-bms/department/delete',
+  employeePageList: '/api-bms/employee/pageList',
+  employeeSave: '/api-bms/employee/save',
+  employeeUpdate: '/api-bms/employee/update',
+  employeeDelete: '/api-bms/employee/delete',
+  employeeDetail: '/api-bms/employee/detail',
+  employeeStatus: '/api-bms/employee/status',
+  /** ours: an administrator sets a new password that must be changed at next sign-in. */
+  employeeResetPassword: '/api-bms/employee/resetPassword',
+  rolePageList: '/api-bms/role/pageList',
+  roleSave: '/api-bms/role/save',
+  roleUpdate: '/api-bms/role/update',
+  roleDelete: '/api-bms/role/delete',
+  roleDetail: '/api-bms/role/detail',
+  roleCopy: '/api-bms/role/copy',
+  menuSave: '/api-bms/menu/save',
+  menuUpdate: '/api-bms/menu/update',
+  menuDelete: '/api-bms/menu/delete',
+  /** ours: the operation log. */
+  logPageList: '/api-bms/log/pageList',
+  /** ours: devices of an agent, and (un)assigning them. */
+  agentDevices: '/api-bms/agent/devices',
+  agentAssignDevices: '/api-bms/agent/assignDevices',
+  agentUnassignDevices: '/api-bms/agent/unassignDevices',
+} as const;
+
+/**
+ * Company calls per kind (ours; spec §1 names the screens): `/api-bms/<kind>/pageList`,
+ * `save`, `update`, `status`, each needing `org:<kind>:list|save|save|status`.
+ */
+export function companyPath(
+  kind: 'agent' | 'investor' | 'construction' | 'owner',
+  action: CompanyAction,
+): string {
+  return `/api-bms/${kind}/${action}`;
+}
+export const COMPANY_ACTIONS = ['pageList', 'save', 'update', 'status'] as const;
+export type CompanyAction = (typeof COMPANY_ACTIONS)[number];

@@ -39,7 +39,28 @@ export const company = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('company_name_uq').on(t.name)],
+  (t) => [uniqueIndex('company_name_uq').on(t.name), index('company_parent_idx').on(t.parentId)],
+);
+
+/** A department of a company: a tree per company (RuoYi's sys_dept; spec §3). */
+export const department = pgTable(
+  'department',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    parentId: integer('parent_id'),
+    name: text('name').notNull(),
+    sort: integer('sort').notNull().default(0),
+    leader: text('leader'),
+    phone: text('phone'),
+    /** enabled | disabled */
+    status: text('status').notNull().default('enabled'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('department_company_idx').on(t.companyId), index('department_parent_idx').on(t.parentId)],
 );
 
 /** A person's sign-in identity; one account may be an employee of several companies. */
@@ -68,7 +89,7 @@ export const employee = pgTable(
     userId: integer('user_id')
       .notNull()
       .references(() => userAccount.id),
-    departmentId: integer('department_id'),
+    departmentId: integer('department_id').references(() => department.id),
     name: text('name').notNull(),
     phone: text('phone'),
     email: text('email'),
@@ -105,7 +126,10 @@ export const role = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('role_company_code_uq').on(t.companyId, t.code)],
+  (t) => [
+    uniqueIndex('role_company_code_uq').on(t.companyId, t.code),
+    uniqueIndex('role_company_name_uq').on(t.companyId, t.name),
+  ],
 );
 
 export const employeeRole = pgTable(
@@ -148,6 +172,8 @@ export const menu = pgTable(
     activeMenu: text('active_menu'),
     /** `module:resource:action`, checked by console and server. */
     perms: text('perms'),
+    /** Only roles of the platform operator can hold it (menus are global: menu management). */
+    platformOnly: boolean('platform_only').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [index('sys_menu_parent_idx').on(t.parentId)],
@@ -286,6 +312,10 @@ export const device = pgTable(
     connAddress: text('conn_address'),
     connPort: integer('conn_port'),
     firmwareVersion: text('firmware_version'),
+    /** The agent company the device is assigned to (6003 when another agent has it). */
+    agentId: integer('agent_id').references(() => company.id),
+    /** The project the device is bound to (projects come later); while set, its agent is fixed (6004). */
+    projectId: integer('project_id'),
     /** SHA-256 hex of the gateway's MQTT secret (256-bit random, so a fast hash suffices). */
     secretHash: text('secret_hash'),
     secretIssuedAt: timestamp('secret_issued_at', { withTimezone: true }),
@@ -397,4 +427,33 @@ export const deviceConnectionLog = pgTable(
     reason: text('reason'),
   },
   (t) => [index('device_connection_log_device_ts_idx').on(t.deviceId, t.ts)],
+);
+
+/**
+ * Operation log (issue 5): every change made through the API and every sign-in attempt, with
+ * before → after (secrets masked) and the answer code. `company_id` is the caller's company
+ * (or the target company of a failed sign-in, when known).
+ */
+export const operationLog = pgTable(
+  'operation_log',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    ts: timestamp('ts', { withTimezone: true }).notNull().defaultNow(),
+    companyId: integer('company_id'),
+    employeeId: integer('employee_id'),
+    account: text('account'),
+    operatorName: text('operator_name'),
+    /** `<resource>.<verb>`, e.g. `role.update`, `user.login`. */
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    code: integer('code').notNull(),
+    ip: text('ip'),
+  },
+  (t) => [
+    index('operation_log_company_ts_idx').on(t.companyId, t.ts),
+    index('operation_log_ts_idx').on(t.ts),
+  ],
 );

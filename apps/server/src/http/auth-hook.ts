@@ -4,11 +4,11 @@
  * that declares `config: { permission }` also needs that permission from the caller's roles.
  * The caller is then available as `request.auth`.
  */
-import { ErrorCode, TOKEN_HEADER } from '@ess/contract';
+import { allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext, SessionService } from '../auth/session-service';
 import type { Db } from '../db/database';
-import { allows, menuAccess, permissionsOf } from '../modules/menu/menu-service';
+import { menuAccess, permissionsOf } from '../modules/menu/menu-service';
 import { ApiError } from './api-error';
 
 declare module 'fastify' {

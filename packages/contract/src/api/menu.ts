@@ -9,6 +9,9 @@ import { userInfoEcho } from './envelope';
 export const MENU_TYPES = ['directory', 'page', 'button'] as const;
 export type MenuType = (typeof MENU_TYPES)[number];
 
+/** `module:resource:action`: 1–32 of a–z, A–Z, 0–9, '_' or '-' per part (RuoYi). */
+export const PERMISSION_PATTERN = /^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_-]{1,32}$/;
+
 /** Component value of a top-level entry that gets the page frame (spec §2). */
 export const LAYOUT_COMPONENT = 'Layout';
 
@@ -88,8 +91,60 @@ export const menuRowSchema = z.object({
   breadcrumb: z.boolean(),
   activeMenu: z.string().nullable(),
   perms: z.string().nullable(),
+  /** Only the platform operator's roles can hold it (e.g. menu management: menus are global). */
+  platformOnly: z.boolean(),
 });
 export type MenuRow = z.infer<typeof menuRowSchema>;
 
 export const menuListRequest = z.object({ userInfo: userInfoEcho });
 export const menuListResponse = z.object({ list: z.array(menuRowSchema) });
+
+/**
+ * A menu row to store (menu management, issue 5). A page needs a component; a button needs a
+ * permission string and no path; a top-level directory or page is shown in the frame when its
+ * component is `Layout`.
+ */
+const menuFields = z.object({
+  userInfo: userInfoEcho,
+  parentId: z.number().int().positive().nullish(),
+  type: z.enum(MENU_TYPES),
+  sort: z.number().int().min(0).max(9999).default(0),
+  path: z.string().trim().max(200).default(''),
+  name: z.string().trim().max(64).default(''),
+  component: z.string().trim().max(200).nullish(),
+  vueName: z.string().trim().max(64).nullish(),
+  icon: z.string().trim().max(64).nullish(),
+  titleZh: z.string().trim().min(1).max(64),
+  titleEn: z.string().trim().min(1).max(64),
+  keepAlive: z.boolean().default(false),
+  hidden: z.boolean().default(false),
+  alwaysShow: z.boolean().default(false),
+  redirect: z.string().trim().max(200).nullish(),
+  breadcrumb: z.boolean().default(true),
+  activeMenu: z.string().trim().max(200).nullish(),
+  perms: z
+    .string()
+    .trim()
+    .regex(PERMISSION_PATTERN, 'module:resource:action')
+    .nullish()
+    .or(z.literal('').transform(() => null)),
+  platformOnly: z.boolean().default(false),
+});
+
+/** The rules between fields, named by the field that breaks them. */
+function checkMenuFields(m: z.infer<typeof menuFields>, ctx: z.RefinementCtx): void {
+  if (m.type === 'page' && !m.component) {
+    ctx.addIssue({ code: 'custom', path: ['component'], message: 'a page needs a component' });
+  }
+  if (m.type === 'button' && !m.perms) {
+    ctx.addIssue({ code: 'custom', path: ['perms'], message: 'a button needs a permission string' });
+  }
+  if (m.type !== 'button' && m.path.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['path'], message: 'a directory or page needs a path' });
+  }
+}
+
+export const menuInput = menuFields.superRefine(checkMenuFields);
+export type MenuInput = z.infer<typeof menuInput>;
+export const menuUpdate = menuFields.extend({ id: z.number().int().positive() }).superRefine(checkMenuFields);
+export type MenuUpdate = z.infer<typeof menuUpdate>;

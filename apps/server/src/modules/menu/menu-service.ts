@@ -4,6 +4,7 @@
  * directories above them so the tree stays whole.
  */
 import {
+  ALL_PERMISSIONS,
   buildTree,
   KEEP_ALIVE_PATHS,
   type Lang,
@@ -139,9 +140,6 @@ function stripDisabled(nodes: ReturnType<typeof buildTree<Omit<MenuItem, 'childr
   }));
 }
 
-/** The wildcard permission of administrators (RuoYi). */
-export const ALL_PERMISSIONS = '*:*:*';
-
 /**
  * Permission strings of the explicitly granted rows (a granted button does not give its page's
  * permission); administrators also get the wildcard `*:*:*`.
@@ -152,11 +150,6 @@ export function permissionsOf(access: MenuAccess): string[] {
   );
   if (access.admin) perms.add(ALL_PERMISSIONS);
   return [...perms].sort();
-}
-
-/** True when the permission list allows `permission`. */
-export function allows(permissions: readonly string[], permission: string): boolean {
-  return permissions.includes(ALL_PERMISSIONS) || permissions.includes(permission);
 }
 
 /** A stored row as menu management sees it. */
@@ -180,5 +173,6 @@ export function toMenuRow(r: MenuRecord): MenuRow {
     breadcrumb: r.breadcrumb,
     activeMenu: r.activeMenu,
     perms: r.perms,
+    platformOnly: r.platformOnly,
   };
 }

@@ -3,14 +3,13 @@
  * filled from `user/getUserInfo`. Credentials live in shared/storage/session.ts, the route table
  * in shared/routing.
  */
-import type { UserInfo } from '@ess/contract';
+import { ALL_PERMISSIONS, allows, type UserInfo } from '@ess/contract';
 import { create } from 'zustand';
 
 /** User info without the tokens and the menu (kept elsewhere). */
 export type SessionUser = Omit<UserInfo, 'token' | 'refreshToken' | 'tokenExpiresAt' | 'menuList'>;
 
-/** RuoYi's "every permission" string. */
-export const ALL_PERMISSIONS = '*:*:*';
+export { ALL_PERMISSIONS };
 
 interface SessionState {
   user: SessionUser | null;
@@ -33,7 +32,7 @@ export const useSession = create<SessionState>((set) => ({
 /** True when the signed-in user holds `perm` (or every permission). */
 export function hasPermission(user: SessionUser | null, perm: string): boolean {
   if (!user) return false;
-  return user.permissions.includes(ALL_PERMISSIONS) || user.permissions.includes(perm);
+  return allows(user.permissions, perm);
 }
 
 /** `usePermission('system:menu:list')`: re-renders when the user's permissions change. */

@@ -335,6 +335,12 @@ const enUS: Resources = {
       button: 'Button',
     },
   },
+  /* Issue 5 screens: each helper fills its own section only. */
+  departments: {},
+  employees: {},
+  roles: {},
+  oplog: {},
+  org: {},
   errors: {
     notFoundTitle: '404',
     notFoundText: 'Sorry, the page you visited does not exist.',

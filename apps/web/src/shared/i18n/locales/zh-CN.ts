@@ -329,6 +329,12 @@ const zhCN = {
       button: '按钮',
     },
   },
+  /* Issue 5 screens: each helper fills its own section only. */
+  departments: {},
+  employees: {},
+  roles: {},
+  oplog: {},
+  org: {},
   errors: {
     notFoundTitle: '404',
     notFoundText: '抱歉，您访问的页面不存在。',

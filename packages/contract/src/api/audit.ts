@@ -1,0 +1,52 @@
+/**
+ * Operation log (issue 5): every change and every sign-in attempt — who, company, when, what,
+ * the target, before → after (secrets masked), and the answer code. Searchable by
+ * administrators through `log/pageList` within their company scope.
+ */
+import { z } from 'zod';
+import { pageQuery } from './registry';
+
+/** Stands for a masked secret (password digests, device secrets, tokens) in a logged value. */
+export const MASKED_VALUE = '******';
+
+export const operationLogListRequest = z.object({
+  ...pageQuery,
+  /** Matches the account or the employee name. */
+  operator: z.string().trim().max(64).optional(),
+  /** Exact action, e.g. `role.update`. */
+  action: z.string().trim().max(64).optional(),
+  targetType: z.string().trim().max(32).optional(),
+  /** `success` = code 0, `failure` = any other code. */
+  result: z.enum(['success', 'failure']).optional(),
+  /** UTC ms, inclusive. */
+  from: z.number().int().optional(),
+  /** UTC ms, exclusive. */
+  to: z.number().int().optional(),
+});
+export type OperationLogListRequest = z.infer<typeof operationLogListRequest>;
+
+export const operationLogRowSchema = z.object({
+  id: z.number().int(),
+  /** ISO time. */
+  ts: z.string(),
+  companyId: z.number().int().nullable(),
+  companyName: z.string().nullable(),
+  employeeId: z.number().int().nullable(),
+  /** The account as typed (sign-ins) or of the signed-in employee. */
+  account: z.string().nullable(),
+  operatorName: z.string().nullable(),
+  /** `<resource>.<verb>`, e.g. `employee.status`, `user.login`. */
+  action: z.string(),
+  targetType: z.string().nullable(),
+  targetId: z.string().nullable(),
+  before: z.unknown().nullable(),
+  after: z.unknown().nullable(),
+  /** Answer code: 0 success, else the error code. */
+  code: z.number().int(),
+  ip: z.string().nullable(),
+});
+export type OperationLogRow = z.infer<typeof operationLogRowSchema>;
+export const operationLogListResponse = z.object({
+  list: z.array(operationLogRowSchema),
+  total: z.number().int(),
+});

@@ -1,0 +1,279 @@
+/**
+ * Organisation and access control (spec §1, §3, §4, §6, §7; issue 5): companies of each kind,
+ * departments, employees, roles with menu rights and data scope. Lists take
+ * `{pageNum, pageSize, …filters}` and answer `{list, total}` (design §4); the department list
+ * answers the whole flat list (the console builds the tree with `buildTree`).
+ *
+ * Every call is scoped on the server by the caller's company and data scope; a row outside it
+ * answers as if it did not exist (6000, 5000, 5051, 5031).
+ */
+import { z } from 'zod';
+import { EMAIL_PATTERN, PHONE_PATTERN, validationMessages } from '../validation';
+import { userInfoEcho } from './envelope';
+import { pageQuery } from './registry';
+import { passwordHashSchema } from './user';
+
+const id = z.number().int().positive();
+const trimmed = (max: number) => z.string().trim().min(1).max(max);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+/** A mainland mobile number, or nothing (spec §5 "please enter the correct phone number"). */
+const optionalPhone = optionalText(20).refine(
+  (v) => v === null || PHONE_PATTERN.test(v),
+  validationMessages.phoneInvalid.en,
+);
+const status = z.enum(['enabled', 'disabled']);
+export type EnabledStatus = z.infer<typeof status>;
+
+/* ───────────── Companies ───────────── */
+
+/**
+ * Kinds of company managed on their own screens (spec §1: agents, investors, construction
+ * parties, "users and companies" = site owners). The platform operator is seeded, never created.
+ */
+export const COMPANY_KINDS = ['agent', 'investor', 'construction', 'owner'] as const;
+export type CompanyKind = (typeof COMPANY_KINDS)[number];
+
+export const companyListRequest = z.object({
+  ...pageQuery,
+  /** Matches name, contact or phone. */
+  keyword: z.string().trim().max(64).optional(),
+  status: status.optional(),
+});
+
+export const companyRowSchema = z.object({
+  id,
+  type: z.string(),
+  parentId: id.nullable(),
+  parentName: z.string().nullable(),
+  name: z.string(),
+  contact: z.string().nullable(),
+  phone: z.string().nullable(),
+  status,
+  employeeCount: z.number().int(),
+  siteCount: z.number().int(),
+  /** Agents: devices assigned to them. */
+  assignedDeviceCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type CompanyRow = z.infer<typeof companyRowSchema>;
+export const companyListResponse = z.object({ list: z.array(companyRowSchema), total: z.number().int() });
+
+export const companyInput = z.object({
+  userInfo: userInfoEcho,
+  name: trimmed(64),
+  contact: optionalText(32),
+  phone: optionalPhone,
+  /** The company above this one; defaults to the caller's. Must be within the caller's scope. */
+  parentId: id.nullish(),
+});
+export type CompanyInput = z.infer<typeof companyInput>;
+export const companyUpdate = companyInput.extend({ id });
+export const companyStatusRequest = z.object({ userInfo: userInfoEcho, id, status });
+
+/** Devices of an agent (gateways and their devices, by SN). */
+export const agentDevicesRequest = z.object({ userInfo: userInfoEcho, agentId: id });
+export const agentDeviceSchema = z.object({
+  id,
+  sn: z.string(),
+  type: z.string(),
+  siteName: z.string(),
+  companyName: z.string(),
+  /** The agent it is assigned to, if any. */
+  agentId: id.nullable(),
+  agentName: z.string().nullable(),
+  /** Bound to a project: its agent can no longer change (6004). */
+  projectBound: z.boolean(),
+});
+export type AgentDevice = z.infer<typeof agentDeviceSchema>;
+export const agentDevicesResponse = z.object({
+  /** Assigned to this agent. */
+  assigned: z.array(agentDeviceSchema),
+  /** In the caller's scope and assigned to no agent. */
+  available: z.array(agentDeviceSchema),
+});
+export const agentAssignRequest = z.object({
+  userInfo: userInfoEcho,
+  agentId: id,
+  deviceIds: z.array(id).min(1).max(500),
+});
+
+/* ───────────── Departments ───────────── */
+
+export const departmentListRequest = z.object({
+  userInfo: userInfoEcho,
+  /** Company whose tree to list; defaults to the caller's. */
+  companyId: id.optional(),
+  keyword: z.string().trim().max(64).optional(),
+});
+export const departmentRowSchema = z.object({
+  id,
+  companyId: id,
+  parentId: id.nullable(),
+  name: z.string(),
+  sort: z.number().int(),
+  leader: z.string().nullable(),
+  phone: z.string().nullable(),
+  status,
+  /** Employees directly in this department. */
+  employeeCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type DepartmentRow = z.infer<typeof departmentRowSchema>;
+export const departmentListResponse = z.object({ list: z.array(departmentRowSchema) });
+
+export const departmentInput = z.object({
+  userInfo: userInfoEcho,
+  /** Defaults to the caller's company; ignored on update. */
+  companyId: id.optional(),
+  parentId: id.nullish(),
+  name: trimmed(64),
+  sort: z.number().int().min(0).max(9999).default(0),
+  leader: optionalText(32),
+  phone: optionalPhone,
+  status: status.default('enabled'),
+});
+export type DepartmentInput = z.infer<typeof departmentInput>;
+export const departmentUpdate = departmentInput.extend({ id });
+
+/* ───────────── Employees ───────────── */
+
+export const employeeListRequest = z.object({
+  ...pageQuery,
+  /** Matches account, name or phone. */
+  keyword: z.string().trim().max(64).optional(),
+  /** This department and the ones below it. */
+  departmentId: id.optional(),
+  status: status.optional(),
+  companyId: id.optional(),
+});
+
+export const employeeRowSchema = z.object({
+  id,
+  companyId: id,
+  companyName: z.string(),
+  userId: id,
+  account: z.string(),
+  name: z.string(),
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+  departmentId: id.nullable(),
+  departmentName: z.string().nullable(),
+  roles: z.array(z.object({ id, name: z.string() })),
+  status,
+  isAdmin: z.boolean(),
+  isSubAlarm: z.enum(['Y', 'N']),
+  mustChangePassword: z.boolean(),
+  createdAt: z.string(),
+});
+export type EmployeeRow = z.infer<typeof employeeRowSchema>;
+export const employeeListResponse = z.object({ list: z.array(employeeRowSchema), total: z.number().int() });
+
+const employeeFields = {
+  userInfo: userInfoEcho,
+  name: trimmed(32),
+  phone: optionalPhone,
+  email: optionalText(254).refine(
+    (v) => v === null || EMAIL_PATTERN.test(v),
+    validationMessages.emailInvalid.en,
+  ),
+  departmentId: id.nullish(),
+  roleIds: z.array(id).max(50).default([]),
+  isAdmin: z.boolean().default(false),
+};
+
+export const employeeSaveRequest = z.object({
+  ...employeeFields,
+  /** Sign-in name; an account that already exists in another company is linked (its password kept). */
+  account: z.string().trim().min(1).max(64),
+  /** Initial password as the browser's SHA-256 digest; must be changed at first sign-in. */
+  password: passwordHashSchema,
+  companyId: id.optional(),
+});
+export type EmployeeSaveRequest = z.infer<typeof employeeSaveRequest>;
+export const employeeSaveResponse = z.object({
+  id,
+  /** The account already existed (another company): it keeps its own password. */
+  linkedExistingAccount: z.boolean(),
+});
+export const employeeUpdateRequest = z.object({ ...employeeFields, id });
+export const employeeStatusRequest = z.object({ userInfo: userInfoEcho, id, status });
+export const employeeResetPasswordRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  password: passwordHashSchema,
+});
+
+/* ───────────── Roles ───────────── */
+
+/**
+ * Data scope of a role (RuoYi): which rows its holders see. `all` = every company the caller's
+ * company may see (the platform: all; others: itself and its sub-companies); `company` = own
+ * company and its sub-companies; `department_and_below`, `department`, `self` = own company
+ * only, with employees and departments limited to the own department (and below), or to
+ * oneself. An employee with several roles gets the widest.
+ */
+export const DATA_SCOPES = ['all', 'company', 'department_and_below', 'department', 'self'] as const;
+export type DataScopeKind = (typeof DATA_SCOPES)[number];
+
+export const roleListRequest = z.object({
+  ...pageQuery,
+  keyword: z.string().trim().max(64).optional(),
+  status: status.optional(),
+  companyId: id.optional(),
+});
+export const roleRowSchema = z.object({
+  id,
+  companyId: id,
+  companyName: z.string(),
+  name: z.string(),
+  code: z.string(),
+  remark: z.string().nullable(),
+  status,
+  isAdmin: z.boolean(),
+  dataScope: z.enum(DATA_SCOPES),
+  /** Optimistic lock: send it back on update; a stale one answers 5035. */
+  version: z.number().int(),
+  employeeCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type RoleRow = z.infer<typeof roleRowSchema>;
+export const roleListResponse = z.object({ list: z.array(roleRowSchema), total: z.number().int() });
+export const roleDetailSchema = roleRowSchema.extend({
+  /** Menu, page and button ids granted (every id the company may hold, for an administrator role). */
+  menuIds: z.array(id),
+});
+export type RoleDetail = z.infer<typeof roleDetailSchema>;
+
+/** Role code: 2–32 letters, digits, '_' or '-' (RuoYi's role key). */
+export const ROLE_CODE_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{1,31}$/;
+
+const roleFields = {
+  userInfo: userInfoEcho,
+  name: trimmed(32),
+  code: z.string().trim().regex(ROLE_CODE_PATTERN, '2–32 letters, digits, _ or -, starting with a letter'),
+  remark: optionalText(200),
+  status: status.default('enabled'),
+  dataScope: z.enum(DATA_SCOPES).default('company'),
+  menuIds: z.array(id).max(2000).default([]),
+};
+export const roleSaveRequest = z.object({ ...roleFields, companyId: id.optional() });
+export type RoleSaveRequest = z.infer<typeof roleSaveRequest>;
+export const roleUpdateRequest = z.object({ ...roleFields, id, version: z.number().int() });
+export type RoleUpdateRequest = z.infer<typeof roleUpdateRequest>;
+export const roleCopyRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  name: trimmed(32),
+  code: roleFields.code,
+});
+
+/* ───────────── Shared answers ───────────── */
+
+export const idOnlyRequest = z.object({ userInfo: userInfoEcho, id });
+export const createdIdResponse = z.object({ id });

@@ -1,0 +1,60 @@
+/**
+ * Permission strings (`module:resource:action`, RuoYi's convention; issue 5): the same string
+ * sits on a menu row (a page or a button, seeded by migration), on the server route that needs
+ * it, and on the console's button that it shows. Administrator roles hold the wildcard `*:*:*`.
+ *
+ * Routes that every signed-in user may call (own settings, own menu, the dashboard) declare
+ * `signedIn` instead; sign-in calls declare `public`. No route goes without a declaration.
+ */
+export const Perm = {
+  menuList: 'system:menu:list',
+  menuSave: 'system:menu:save',
+  menuDelete: 'system:menu:delete',
+
+  deptList: 'system:dept:list',
+  deptSave: 'system:dept:save',
+  deptDelete: 'system:dept:delete',
+
+  employeeList: 'system:employee:list',
+  employeeSave: 'system:employee:save',
+  employeeDelete: 'system:employee:delete',
+  employeeStatus: 'system:employee:status',
+  employeeResetPassword: 'system:employee:resetPwd',
+
+  roleList: 'system:role:list',
+  roleSave: 'system:role:save',
+  roleDelete: 'system:role:delete',
+  roleCopy: 'system:role:copy',
+
+  logList: 'system:log:list',
+
+  agentList: 'org:agent:list',
+  agentSave: 'org:agent:save',
+  agentStatus: 'org:agent:status',
+  agentAssign: 'org:agent:assign',
+  investorList: 'org:investor:list',
+  investorSave: 'org:investor:save',
+  investorStatus: 'org:investor:status',
+  constructionList: 'org:construction:list',
+  constructionSave: 'org:construction:save',
+  constructionStatus: 'org:construction:status',
+  ownerList: 'org:owner:list',
+  ownerSave: 'org:owner:save',
+  ownerStatus: 'org:owner:status',
+
+  siteList: 'device:site:list',
+  siteSave: 'device:site:save',
+  siteDelete: 'device:site:delete',
+  deviceSave: 'device:device:save',
+  deviceDelete: 'device:device:delete',
+  deviceSecret: 'device:device:secret',
+} as const;
+export type PermissionString = (typeof Perm)[keyof typeof Perm];
+
+/** The wildcard permission of administrator roles (RuoYi). */
+export const ALL_PERMISSIONS = '*:*:*';
+
+/** True when the permission list allows `permission` (the wildcard allows everything). */
+export function allows(permissions: readonly string[], permission: string): boolean {
+  return permissions.includes(ALL_PERMISSIONS) || permissions.includes(permission);
+}
