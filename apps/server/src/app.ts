@@ -20,13 +20,19 @@ import { SessionService } from './auth/session-service';
 import type { Config } from './config';
 import type { Db } from './db/database';
 import type { DeviceService } from './devices/device-service';
-import { registerAuthHook } from './http/auth-hook';
+import { registerAudit } from './http/audit';
+import { type ApiRouteAccess, registerAuthHook } from './http/auth-hook';
 import { failure, registerEnvelope } from './http/envelope';
 import { LiveHub } from './live/live-hub';
+import { logRoutes } from './modules/audit/log-routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes';
 import { DashboardService } from './modules/dashboard/dashboard-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
+import { companyRoutes } from './modules/org/company-routes';
+import { departmentRoutes } from './modules/org/department-routes';
+import { employeeAdminRoutes } from './modules/org/employee-admin-routes';
+import { roleRoutes } from './modules/org/role-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { userRoutes } from './modules/user/user-routes';
 
@@ -120,13 +126,21 @@ export async function buildApp({
     live.attach(socket, request),
   );
 
+  const apiRoutes: ApiRouteAccess[] = [];
+  app.decorate('apiRoutes', apiRoutes);
   await app.register(async (api) => {
-    registerAuthHook(api, api.sessions, api.db);
+    registerAuthHook(api, api.sessions, api.db, apiRoutes);
+    registerAudit(api, api.db);
     await api.register(userRoutes);
     await api.register(employeeRoutes);
     await api.register(menuRoutes);
     await api.register(registryRoutes);
     await api.register(dashboardRoutes);
+    await api.register(companyRoutes);
+    await api.register(departmentRoutes);
+    await api.register(employeeAdminRoutes);
+    await api.register(roleRoutes);
+    await api.register(logRoutes);
   });
 
   registerConsole(app, config.webDistDir);

@@ -14,7 +14,7 @@
  * the session; every session has an absolute end (`REFRESH_TOKEN_TTL_S` after sign-in).
  */
 import { ErrorCode } from '@ess/contract';
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import { authSession, company, employee, loginTicket, usedRefreshToken, userAccount } from '../db/schema';
@@ -54,6 +54,7 @@ export type RevokeReason =
   | 'refresh-reuse'
   | 'expired'
   | 'password-changed'
+  | 'password-reset'
   | 'disabled';
 
 export class SessionService {
@@ -307,6 +308,15 @@ export class SessionService {
           exceptSessionId === undefined ? undefined : ne(authSession.id, exceptSessionId),
         ),
       );
+  }
+
+  /** Ends every open session of these employees (disabled, deleted, company disabled). */
+  async revokeEmployeeSessions(employeeIds: readonly number[], reason: RevokeReason): Promise<void> {
+    if (employeeIds.length === 0) return;
+    await this.db
+      .update(authSession)
+      .set({ revokedAt: new Date(), revokeReason: reason })
+      .where(and(inArray(authSession.employeeId, [...employeeIds]), isNull(authSession.revokedAt)));
   }
 
   async revokeSession(sessionId: number, reason: RevokeReason): Promise<void> {

@@ -1,10 +1,15 @@
 /**
- * Authentication of calls: every `/api-bms` route needs a valid X-Token unless it declares
- * `config: { public: true }` (sign-in, token refresh, user info with a login ticket). A route
- * that declares `config: { permission }` also needs that permission from the caller's roles.
- * The caller is then available as `request.auth`.
+ * Authentication and authorisation of calls (issue 5 "Permissions enforced on the server").
+ *
+ * Every `/api-bms` route declares exactly one access rule in its `config`, or the server refuses
+ * to start (and a test lists the routes):
+ *  - `public: true` — no X-Token (sign-in, token refresh, user info with a login ticket);
+ *  - `signedIn: true` — any valid X-Token (own settings, own menu, the dashboard, logout);
+ *  - `permission: 'module:resource:action'` — a valid X-Token whose roles grant the string
+ *    (the same string as the console's button; administrators hold `*:*:*`); 5034 otherwise.
+ * The caller is then available as `request.auth`, and the declared rules as `app.apiRoutes`.
  */
-import { allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
+import { API_PREFIX, allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext, SessionService } from '../auth/session-service';
 import type { Db } from '../db/database';
@@ -15,6 +20,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route needs no X-Token. */
     public?: boolean;
+    /** Any signed-in caller may call it. */
+    signedIn?: boolean;
     /** Permission string (`module:resource:action`) the caller's roles must grant; 5034 otherwise. */
     permission?: string;
   }
@@ -22,6 +29,16 @@ declare module 'fastify' {
     /** The caller, set for every non-public route. */
     auth: AuthContext;
   }
+  interface FastifyInstance {
+    /** Every `/api-bms` route with its declared access rule, in registration order. */
+    apiRoutes: ApiRouteAccess[];
+  }
+}
+
+/** How a route is reached: its path and the one access rule it declares. */
+export interface ApiRouteAccess {
+  path: string;
+  access: { kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; permission: string };
 }
 
 /** The X-Token header of a request, if any. */
@@ -30,8 +47,35 @@ export function tokenOf(request: FastifyRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function registerAuthHook(app: FastifyInstance, sessions: SessionService, db: Db): void {
+/** The access rule a route config declares; throws when it declares none or more than one. */
+export function accessOf(path: string, config: FastifyRequest['routeOptions']['config'] | undefined) {
+  const declared: ApiRouteAccess['access'][] = [];
+  if (config?.public) declared.push({ kind: 'public' });
+  if (config?.signedIn) declared.push({ kind: 'signedIn' });
+  if (config?.permission) declared.push({ kind: 'permission', permission: config.permission });
+  if (declared.length !== 1) {
+    throw new Error(
+      `route ${path} must declare exactly one of config.public, config.signedIn, config.permission (found ${declared.length})`,
+    );
+  }
+  return declared[0]!;
+}
+
+/**
+ * Installs the checks on the calls' plugin scope; every route registered there afterwards is
+ * appended to `routes` (decorated on the root instance as `apiRoutes`).
+ */
+export function registerAuthHook(
+  app: FastifyInstance,
+  sessions: SessionService,
+  db: Db,
+  routes: ApiRouteAccess[],
+): void {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(API_PREFIX) || route.method === 'HEAD') return;
+    routes.push({ path: route.url, access: accessOf(route.url, route.config as never) });
+  });
   app.addHook('preValidation', async (request) => {
     const { public: isPublic, permission } = request.routeOptions.config;
     if (isPublic) return;

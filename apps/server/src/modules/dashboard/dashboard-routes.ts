@@ -12,6 +12,7 @@ export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     DashboardPath.overview,
     {
+      config: { signedIn: true },
       schema: {
         tags: ['dashboard'],
         summary: 'Fleet KPIs (kW, kWh, %), today’s 15-minute power curve, site status and the latest alarms',

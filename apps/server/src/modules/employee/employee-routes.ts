@@ -30,6 +30,8 @@ export const employeeRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       // Each check costs a full scrypt hash: bound guesses at the old password per session.
       config: {
+        signedIn: true,
+        audit: { action: 'account.updatePassword', targetType: 'account' },
         rateLimit: {
           max: 10,
           timeWindow: '1 minute',
@@ -67,6 +69,7 @@ export const employeeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.getEmail,
     {
+      config: { signedIn: true },
       schema: {
         tags,
         summary: "The caller's alarm e-mail and subscription flag (isSubAlarm 'Y' or 'N')",
@@ -87,6 +90,7 @@ export const employeeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.updateEmail,
     {
+      config: { signedIn: true, audit: { action: 'account.updateEmail', targetType: 'employee' } },
       schema: {
         tags,
         summary: "Set the caller's alarm e-mail and whether device alarms are mailed to it",

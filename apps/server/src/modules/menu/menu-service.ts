@@ -1,6 +1,7 @@
 /**
  * Menus from the database, filtered by the caller's roles (spec §2, §6): an administrator role
- * holds every menu; other enabled roles hold the entries granted in `role_menu`, plus the
+ * holds every menu its company may hold (platform-only rows, like menu management, only in the
+ * platform operator's company); other enabled roles hold the entries granted in `role_menu`, plus the
  * directories above them so the tree stays whole.
  */
 import {
@@ -14,7 +15,7 @@ import {
 } from '@ess/contract';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
-import { employeeRole, menu, role, roleMenu } from '../../db/schema';
+import { company, employee, employeeRole, menu, role, roleMenu } from '../../db/schema';
 
 type MenuRecord = typeof menu.$inferSelect;
 
@@ -42,32 +43,42 @@ export function forgetMenus(db: Db): void {
   menuCache.delete(db);
 }
 
-const adminRoleQueries = new WeakMap<Db, ReturnType<typeof prepareAdminRoleQuery>>();
+const memberFactQueries = new WeakMap<Db, ReturnType<typeof prepareMemberFactQuery>>();
 
-function prepareAdminRoleQuery(db: Db) {
+function prepareMemberFactQuery(db: Db) {
   return db
-    .select({ id: role.id })
-    .from(employeeRole)
-    .innerJoin(role, eq(role.id, employeeRole.roleId))
-    .where(
-      and(
-        eq(employeeRole.employeeId, sql.placeholder('employeeId')),
-        eq(role.status, 'enabled'),
-        eq(role.isAdmin, true),
-      ),
-    )
-    .limit(1)
-    .prepare('employee_admin_role');
+    .select({
+      platform: sql<boolean>`${company.type} = 'platform'`,
+      admin: sql<boolean>`EXISTS (
+        SELECT 1 FROM ${employeeRole} JOIN ${role} ON ${role.id} = ${employeeRole.roleId}
+        WHERE ${employeeRole.employeeId} = ${employee.id} AND ${role.status} = 'enabled' AND ${role.isAdmin})`,
+    })
+    .from(employee)
+    .innerJoin(company, eq(company.id, employee.companyId))
+    .where(eq(employee.id, sql.placeholder('employeeId')))
+    .prepare('employee_menu_facts');
 }
 
-/** True when one of the employee's enabled roles is an administrator role. */
-export async function isAdministrator(db: Db, employeeId: number): Promise<boolean> {
-  let query = adminRoleQueries.get(db);
+/**
+ * Whether the employee's company is the platform operator and whether one of its enabled roles
+ * is an administrator role.
+ */
+export async function memberFacts(
+  db: Db,
+  employeeId: number,
+): Promise<{ platform: boolean; admin: boolean }> {
+  let query = memberFactQueries.get(db);
   if (!query) {
-    query = prepareAdminRoleQuery(db);
-    adminRoleQueries.set(db, query);
+    query = prepareMemberFactQuery(db);
+    memberFactQueries.set(db, query);
   }
-  return (await query.execute({ employeeId })).length > 0;
+  const [row] = await query.execute({ employeeId });
+  return { platform: row?.platform === true, admin: row?.admin === true };
+}
+
+/** The menu rows a company may hold at all: platform-only rows only for the platform operator. */
+export function holdableMenus(menus: readonly MenuRecord[], platform: boolean): MenuRecord[] {
+  return platform ? [...menus] : menus.filter((m) => !m.platformOnly);
 }
 
 /** What an employee's enabled roles grant. */
@@ -79,9 +90,13 @@ export interface MenuAccess {
   granted: Set<number>;
 }
 
-/** The menus of the employee's enabled roles; an administrator role holds every menu. */
+/**
+ * The menus of the employee's enabled roles; an administrator role holds every menu its company
+ * may hold (platform-only rows only in the platform operator's company).
+ */
 export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess> {
-  const [menus, admin] = await Promise.all([allMenus(db), isAdministrator(db, employeeId)]);
+  const [all, { platform, admin }] = await Promise.all([allMenus(db), memberFacts(db, employeeId)]);
+  const menus = holdableMenus(all, platform);
   if (admin) {
     return { admin: true, rows: menus, granted: new Set(menus.map((m) => m.id)) };
   }
@@ -91,7 +106,8 @@ export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess
     .innerJoin(role, eq(role.id, employeeRole.roleId))
     .innerJoin(roleMenu, eq(roleMenu.roleId, role.id))
     .where(and(eq(employeeRole.employeeId, employeeId), eq(role.status, 'enabled')));
-  const granted = new Set(grantedRows.map((g) => g.menuId));
+  const holdable = new Set(menus.map((m) => m.id));
+  const granted = new Set(grantedRows.map((g) => g.menuId).filter((id) => holdable.has(id)));
   const byId = new Map(menus.map((m) => [m.id, m]));
   const keep = new Set<number>();
   for (const menuId of granted) {

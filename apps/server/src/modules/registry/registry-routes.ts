@@ -11,6 +11,7 @@ import {
   deviceUpdate,
   envelopeOf,
   idRequest,
+  Perm,
   RegistryPath,
   siteInput,
   siteListRequest,
@@ -34,7 +35,8 @@ const nullData = envelopeOf(z.null());
 export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   const registry = new RegistryService(app.db);
   app.decorate('registry', registry);
-  const scopeOf = (request: { auth: { companyId: number } }) => companyScope(app.db, request.auth);
+  const scopeOf = (request: { auth: { companyId: number; employeeId: number } }) =>
+    companyScope(app.db, request.auth);
   /** Where devices connect, shown with a secret: the external broker, or the embedded one's port. */
   const brokerFacts = (): { mqttHost: string | null; mqttPort: number | null } => {
     const address = app.devices?.brokerAddress;
@@ -55,7 +57,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.sitePageList,
     {
-      config: { permission: 'device:site:list' },
+      config: { permission: Perm.siteList },
       schema: {
         tags: ['site'],
         summary: 'Sites in the caller’s companies, with device counts, capacity (kWh) and PCS power (kW)',
@@ -69,7 +71,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteSave,
     {
-      config: { permission: 'device:site:save' },
+      config: { permission: Perm.siteSave, audit: { action: 'site.save', targetType: 'site' } },
       schema: {
         tags: ['site'],
         summary: 'Create a site. Errors: 3039 code exists, 6000 company outside the caller’s scope',
@@ -86,7 +88,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteUpdate,
     {
-      config: { permission: 'device:site:save' },
+      config: { permission: Perm.siteSave, audit: { action: 'site.update', targetType: 'site' } },
       schema: {
         tags: ['site'],
         summary: 'Update a site. Errors: 3036 not found, 3039 code exists, 6000',
@@ -108,7 +110,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.siteDelete,
     {
-      config: { permission: 'device:site:delete' },
+      config: { permission: Perm.siteDelete, audit: { action: 'site.delete', targetType: 'site' } },
       schema: {
         tags: ['site'],
         summary: 'Delete an empty site. Errors: 3036 not found, 3037 it still has devices',
@@ -125,7 +127,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.devicePageList,
     {
-      config: { permission: 'device:site:list' },
+      config: { permission: Perm.siteList },
       schema: {
         tags: ['device'],
         summary: 'Devices in the caller’s companies; filter by site, type, SN/model keyword, online',
@@ -139,7 +141,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceSave,
     {
-      config: { permission: 'device:device:save' },
+      config: { permission: Perm.deviceSave, audit: { action: 'device.save', targetType: 'device' } },
       schema: {
         tags: ['device'],
         summary: 'Register a device; a gateway’s MQTT secret is answered once',
@@ -160,7 +162,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceUpdate,
     {
-      config: { permission: 'device:device:save' },
+      config: { permission: Perm.deviceSave, audit: { action: 'device.update', targetType: 'device' } },
       schema: {
         tags: ['device'],
         summary: 'Update a device. Errors: 3030, 3032, 3036, 3038 (a gateway with devices behind it)',
@@ -177,7 +179,7 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceDelete,
     {
-      config: { permission: 'device:device:delete' },
+      config: { permission: Perm.deviceDelete, audit: { action: 'device.delete', targetType: 'device' } },
       schema: {
         tags: ['device'],
         summary: 'Delete a device. Errors: 3030 not found, 3038 devices still report through this gateway',
@@ -194,7 +196,10 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     RegistryPath.deviceResetSecret,
     {
-      config: { permission: 'device:device:secret' },
+      config: {
+        permission: Perm.deviceSecret,
+        audit: { action: 'device.resetSecret', targetType: 'device' },
+      },
       schema: {
         tags: ['device'],
         summary: 'Issue a new MQTT secret for a gateway (the old one stops working at its next connect)',

@@ -15,6 +15,7 @@ import {
 import { and, count, desc, eq, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database';
+import { likePattern } from '../../db/like';
 import { company, device, site } from '../../db/schema';
 import { ApiError } from '../../http/api-error';
 import { type CompanyScope, inScope, scopeIncludes } from '../../tenancy/company-scope';
@@ -61,7 +62,9 @@ export class RegistryService {
     const where = and(
       inScope(scope, site.companyId),
       q.companyId ? eq(site.companyId, q.companyId) : undefined,
-      q.keyword ? or(ilike(site.name, `%${q.keyword}%`), ilike(site.code, `%${q.keyword}%`)) : undefined,
+      q.keyword
+        ? or(ilike(site.name, likePattern(q.keyword)), ilike(site.code, likePattern(q.keyword)))
+        : undefined,
     );
     const [{ total } = { total: 0 }] = await this.db.select({ total: count() }).from(site).where(where);
     const rows = await this.db
@@ -199,7 +202,9 @@ export class RegistryService {
       inScope(scope, device.companyId),
       q.siteId ? eq(device.siteId, q.siteId) : undefined,
       q.type ? eq(device.type, q.type) : undefined,
-      q.keyword ? or(ilike(device.sn, `%${q.keyword}%`), ilike(device.model, `%${q.keyword}%`)) : undefined,
+      q.keyword
+        ? or(ilike(device.sn, likePattern(q.keyword)), ilike(device.model, likePattern(q.keyword)))
+        : undefined,
       q.online === undefined ? undefined : sql`${onlineExpr} = ${q.online}`,
     );
     const base = this.db

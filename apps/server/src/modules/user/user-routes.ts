@@ -41,7 +41,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.login,
     {
-      config: { public: true },
+      config: { public: true, audit: { action: 'user.login', targetType: 'account' } },
       schema: {
         tags,
         summary: 'Sign in: check account and password digest; answer companies and a login ticket',
@@ -90,6 +90,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.getLanguageMenu,
     {
+      config: { signedIn: true },
       schema: {
         tags,
         summary: "The caller's menu tree in 'cn' (Chinese) or 'en', filtered by the caller's roles",
@@ -122,6 +123,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.loginOut,
     {
+      config: { signedIn: true, audit: { action: 'user.logout', targetType: 'session' } },
       schema: {
         tags,
         summary: "Log out: revoke this terminal's session",
@@ -138,6 +140,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     ApiPath.getPermission,
     {
+      config: { signedIn: true },
       schema: {
         tags,
         summary: "The caller's permission strings (`module:resource:action`; administrators also `*:*:*`)",

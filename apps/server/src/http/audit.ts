@@ -1,0 +1,111 @@
+/**
+ * Operation log (issue 5 item 7): a route that declares `config.audit = {action, targetType}` has
+ * every answer recorded — who (employee, account, company), when, what (`action`), the target,
+ * before → after with secrets masked, the answer code and the client address. Sign-in attempts
+ * (`user.login`) are recorded the same way, with the account as typed.
+ *
+ * Handlers describe the change with `recordChange(request, {targetId, before, after})`; when a
+ * call fails before that (or a handler does not call it), the log keeps the request body
+ * (masked) as `after` and the body's `id` as the target. The row is written before the answer
+ * leaves; a failure to write it is logged and does not change the answer.
+ */
+import { MASKED_VALUE } from '@ess/contract';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database';
+import { employee, operationLog, userAccount } from '../db/schema';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Record every answer of this route in the operation log. */
+    audit?: { action: string; targetType: string };
+  }
+  interface FastifyRequest {
+    /** What the handler changed, for the operation log. */
+    auditChange: AuditChange | null;
+  }
+}
+
+export interface AuditChange {
+  targetId?: string | number | null;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** Names of fields whose values never reach the log. */
+const SECRET_KEY = /password|secret|token|ticket/i;
+
+/** A deep copy of `value` with secret fields replaced by `MASKED_VALUE` and `userInfo` dropped. */
+export function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value instanceof Date) return value.toISOString();
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'userInfo') continue;
+      out[key] =
+        SECRET_KEY.test(key) && inner !== null && inner !== undefined ? MASKED_VALUE : maskSecrets(inner);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Describes the change a handler made (call it once the change is known). */
+export function recordChange(request: FastifyRequest, change: AuditChange): void {
+  request.auditChange = { ...request.auditChange, ...change };
+}
+
+function codeOf(payload: unknown): number {
+  if (typeof payload !== 'string') return -101;
+  try {
+    const code = (JSON.parse(payload) as { code?: unknown }).code;
+    return typeof code === 'number' ? code : -101;
+  } catch {
+    return -101;
+  }
+}
+
+async function operatorOf(
+  db: Db,
+  employeeId: number,
+): Promise<{ account: string; name: string } | undefined> {
+  const [row] = await db
+    .select({ account: userAccount.account, name: employee.name })
+    .from(employee)
+    .innerJoin(userAccount, eq(userAccount.id, employee.userId))
+    .where(eq(employee.id, employeeId));
+  return row;
+}
+
+export function registerAudit(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('auditChange', null);
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const audit = request.routeOptions.config.audit;
+    if (!audit) return payload;
+    try {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const change = request.auditChange;
+      const auth = request.auth ?? null;
+      const operator = auth ? await operatorOf(db, auth.employeeId) : undefined;
+      const typedAccount = typeof body.account === 'string' ? body.account.trim() : null;
+      const targetId = change?.targetId ?? (typeof body.id === 'number' ? body.id : null);
+      await db.insert(operationLog).values({
+        companyId: auth?.companyId ?? null,
+        employeeId: auth?.employeeId ?? null,
+        account: operator?.account ?? typedAccount,
+        operatorName: operator?.name ?? null,
+        action: audit.action,
+        targetType: audit.targetType,
+        targetId: targetId === null ? null : String(targetId),
+        before: change?.before === undefined ? null : maskSecrets(change.before),
+        after: change ? (change.after === undefined ? null : maskSecrets(change.after)) : maskSecrets(body),
+        code: codeOf(payload),
+        ip: request.ip,
+      });
+    } catch (err) {
+      request.log.error({ err }, 'operation log write failed');
+    }
+    return payload;
+  });
+}
