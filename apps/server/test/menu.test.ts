@@ -42,7 +42,8 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
     await addExtraMenus(ctx.database.db);
     rows = await ctx.database.db.select().from(menu);
     adminToken = (await signIn(ctx.app)).token;
-    companyId = (await addCompany(ctx.database.db)).id;
+    // A second platform-operator company: menu management (101) is platform-only.
+    companyId = (await addCompany(ctx.database.db, { type: 'platform' })).id;
   });
   afterAll(async () => ctx?.close());
 
@@ -82,7 +83,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       expectEveryMenu(cn);
       for (const n of flatten(cn)) expect(n.meta.title).toBe(byId(n.id).titleZh);
       expect(outline(cn)).toEqual(
-        expect.arrayContaining([`${monitor}(${zdjk})`, expect.stringMatching(/^100\(101\b/)]),
+        expect.arrayContaining([`${monitor}(${zdjk})`, expect.stringMatching(/^100\(.*\b101\b/)]),
       );
       // Monitoring (sort 50) comes before System (sort 900).
       expect(cn.findIndex((m) => m.id === monitor)).toBeLessThan(cn.findIndex((m) => m.id === 100));
@@ -168,11 +169,33 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       expect(await permissions(s.token)).toEqual([]);
     });
 
-    it('an administrator role of any company gets every menu and *:*:*', async () => {
+    it('an administrator role of the platform operator gets every menu and *:*:*', async () => {
       const token = await staffToken([await addRole(ctx.database.db, { companyId, isAdmin: true })]);
       expectEveryMenu(await languageMenu(token));
       const everyPerm = [...new Set(rows.map((r) => r.perms).filter((p): p is string => !!p))];
       expect(await permissions(token)).toEqual(['*:*:*', ...everyPerm].sort());
+    });
+
+    it('other companies never hold platform-only menus, not even through an administrator role or a grant', async () => {
+      const db = ctx.database.db;
+      const agent = (await addCompany(db, { type: 'agent' })).id;
+      const admin = await addStaff(db, {
+        companyId: agent,
+        roleIds: [await addRole(db, { companyId: agent, isAdmin: true })],
+      });
+      const adminToken = (await signIn(ctx.app, admin.account, admin.password)).token;
+      const ids = flatten(await languageMenu(adminToken)).map((m) => m.id);
+      expect(ids).toContain(100);
+      expect(ids).toContain(120);
+      expect(ids).not.toContain(101);
+      expect((await call(ctx.app, ApiPath.menuList, {}, { token: adminToken })).code).toBe(5034);
+      const granted = await addStaff(db, {
+        companyId: agent,
+        roleIds: [await addRole(db, { companyId: agent, menuIds: [101, 120] })],
+      });
+      const grantedToken = (await signIn(ctx.app, granted.account, granted.password)).token;
+      expect(outline(await languageMenu(grantedToken))).toEqual(['100(120)']);
+      expect(await permissions(grantedToken)).toEqual(['system:employee:list']);
     });
 
     it('granted buttons never appear in the tree but their perms are permissions', async () => {

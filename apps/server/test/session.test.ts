@@ -202,7 +202,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
     it('an account in two companies picks one: a session and menu of that company', async () => {
       const first = await addCompany(db());
       const second = await addCompany(db());
-      const firstRole = await addRole(db(), { companyId: first.id, menuIds: [101] });
+      const firstRole = await addRole(db(), { companyId: first.id, menuIds: [120] });
       const secondRole = await addRole(db(), { companyId: second.id, menuIds: [] });
       const staff = await addStaff(db(), { companyId: first.id, roleIds: [firstRole] });
       await addEmployee(db(), { companyId: second.id, userId: staff.userId, roleIds: [secondRole] });
@@ -234,7 +234,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       expect(inFirst.data.menuList.map((m: { id: number }) => m.id)).toEqual([100]);
       expect(
         (await menu(inFirst.data.token)).data.menuList[0].children.map((m: { id: number }) => m.id),
-      ).toEqual([101]);
+      ).toEqual([120]);
       // Both sessions (different terminals) stay valid.
       expect((await menu(inSecond.data.token)).data.menuList).toEqual([]);
     });

@@ -66,6 +66,8 @@ export const userInfoResponse = z.object({
   avatar: z.string().nullable(),
   email: z.string().nullable(),
   isAdmin: z.boolean(),
+  /** The password was set by an administrator (new account, reset): the console asks for a new one first. */
+  mustChangePassword: z.boolean(),
   roles: z.array(roleRefSchema),
   menuList: z.array(menuItemSchema),
   permissions: z.array(z.string()),

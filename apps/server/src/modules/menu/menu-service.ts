@@ -84,6 +84,8 @@ export function holdableMenus(menus: readonly MenuRecord[], platform: boolean): 
 /** What an employee's enabled roles grant. */
 export interface MenuAccess {
   admin: boolean;
+  /** The employee's company is the platform operator. */
+  platform: boolean;
   /** Granted rows plus the directories and pages above them (the tree stays whole), in display order. */
   rows: MenuRecord[];
   /** Ids granted explicitly (or every id for an administrator): only these give permissions. */
@@ -98,7 +100,7 @@ export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess
   const [all, { platform, admin }] = await Promise.all([allMenus(db), memberFacts(db, employeeId)]);
   const menus = holdableMenus(all, platform);
   if (admin) {
-    return { admin: true, rows: menus, granted: new Set(menus.map((m) => m.id)) };
+    return { admin: true, platform, rows: menus, granted: new Set(menus.map((m) => m.id)) };
   }
   const grantedRows = await db
     .selectDistinct({ menuId: roleMenu.menuId })
@@ -115,7 +117,7 @@ export async function menuAccess(db: Db, employeeId: number): Promise<MenuAccess
       keep.add(m.id);
     }
   }
-  return { admin: false, rows: menus.filter((m) => keep.has(m.id)), granted };
+  return { admin: false, platform, rows: menus.filter((m) => keep.has(m.id)), granted };
 }
 
 /** The navigable tree (directories and pages, no buttons) in one language (spec §3 "Menu item"). */
@@ -158,13 +160,15 @@ function stripDisabled(nodes: ReturnType<typeof buildTree<Omit<MenuItem, 'childr
 
 /**
  * Permission strings of the explicitly granted rows (a granted button does not give its page's
- * permission); administrators also get the wildcard `*:*:*`.
+ * permission). Administrators of the platform operator also get the wildcard `*:*:*`; other
+ * companies' administrators get every string their company may hold, listed (so a platform-only
+ * permission stays out of their reach).
  */
 export function permissionsOf(access: MenuAccess): string[] {
   const perms = new Set(
     access.rows.filter((r) => access.granted.has(r.id) && r.perms).map((r) => r.perms as string),
   );
-  if (access.admin) perms.add(ALL_PERMISSIONS);
+  if (access.admin && access.platform) perms.add(ALL_PERMISSIONS);
   return [...perms].sort();
 }
 

@@ -18,7 +18,12 @@ export async function buildUserInfo(
   lang: Lang,
 ): Promise<UserInfo> {
   const [row] = await db
-    .select({ employee, account: userAccount.account, companyName: company.name })
+    .select({
+      employee,
+      account: userAccount.account,
+      mustChangePassword: userAccount.mustChangePassword,
+      companyName: company.name,
+    })
     .from(employee)
     .innerJoin(userAccount, eq(userAccount.id, employee.userId))
     .innerJoin(company, eq(company.id, employee.companyId))
@@ -46,6 +51,7 @@ export async function buildUserInfo(
     avatar: null,
     email: emp.email,
     isAdmin: emp.isAdmin || access.admin,
+    mustChangePassword: row!.mustChangePassword,
     roles,
     menuList: toMenuTree(access.rows, lang),
     permissions: permissionsOf(access),
