@@ -1,0 +1,582 @@
+/**
+ * BOLA matrix (issue 5 "Tests"): every `/api-bms` route of the running app (`app.apiRoutes`, the
+ * route table the auth hook collects) is called as
+ *   (a) the owning company's administrator — allowed;
+ *   (b) another company's administrator — refused as if the target did not exist, or a list
+ *       without anything of the owner's;
+ *   (c) no token — 9999;
+ *   (d) an employee of the owner whose roles lack the right — 5034 (routes open to every
+ *       signed-in user answer as for anyone);
+ *   (e) an employee of the owner holding every right with data scope "self" — what that scope
+ *       allows (own company's sites and roles, only oneself among employees, own department);
+ * asserting the code, that list answers hold (or do not hold) the owner's target, and that a
+ * refused call changed none of the owner's rows. A route without a row in CASES fails the test,
+ * so a new route cannot slip past the matrix.
+ *
+ * Owner A is an ordinary company with one sub-company of each kind; B is another company. Menu
+ * routes are the platform operator's (menus are global): there the owner is the platform.
+ */
+
+import {
+  COMPANY_KINDS,
+  type CompanyKind,
+  companyPath,
+  ErrorCode,
+  errorMessage,
+  OrgPath,
+} from '@ess/contract';
+import { eq, inArray, or } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserPasswordDigest } from '../src/auth/password';
+import type { Db } from '../src/db/database';
+import {
+  company,
+  department,
+  device,
+  employee,
+  employeeRole,
+  menu,
+  operationLog,
+  role,
+  roleMenu,
+  site,
+  userAccount,
+} from '../src/db/schema';
+import { allMenus, forgetMenus, holdableMenus } from '../src/modules/menu/menu-service';
+import { call, type SignedIn, signIn } from './support/client';
+import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
+import { createTestApp, engines, type TestContext } from './support/test-app';
+
+type Body = Record<string, unknown>;
+/** What a caller gets: a code, or a successful list that does / does not show the target. */
+type Outcome = { code: number } | { sees: boolean };
+type Caller = 'platform' | 'owner' | 'other' | 'noRight' | 'self';
+
+interface RouteCase {
+  /** The owner of the target: company A (default) or the platform operator (menus). */
+  owner?: 'A' | 'platform';
+  /** The body; called once per call, so destructive calls get a fresh target. */
+  body: () => Promise<Body> | Body;
+  /** Text that identifies the owner's target in a list answer. */
+  marker?: () => string;
+  /** (a); default code 0. */
+  a?: Outcome;
+  b: Outcome;
+  e: Outcome;
+  /** (d) for routes every signed-in user may call. */
+  d?: Outcome;
+  /** The call ends the caller's session: sign in afresh for it. */
+  endsSession?: boolean;
+}
+
+const OK: Outcome = { code: 0 };
+const SEES: Outcome = { sees: true };
+const HIDDEN: Outcome = { sees: false };
+const code = (c: number): Outcome => ({ code: c });
+const PUBLIC_ROUTES = ['/api-bms/user/login', '/api-bms/user/getUserInfo', '/api-bms/user/refreshToken'];
+
+describe.each(engines)('BOLA matrix on %s', (engine) => {
+  let ctx: TestContext;
+  let db: Db;
+  const M = unique('bola').replace(/[^A-Za-z0-9-]/g, '');
+  let platformId: number;
+  let A: number;
+  let B: number;
+  const sub = {} as Record<CompanyKind, number>;
+  let deptA: number;
+  let selfDept: number;
+  let roleA: number;
+  let siteA: number;
+  let gatewayA: number;
+  let employeeA: number;
+  let customMenu: number;
+  const staff = {} as Record<Caller, Staff | 'admin'>;
+  const sessions = {} as Record<Caller, SignedIn>;
+  let n = 0;
+  const fresh = (what: string) => `${M}-${what}-${++n}`;
+
+  async function addDepartment(companyId: number, name: string, parentId: number | null = null) {
+    const [row] = await db.insert(department).values({ companyId, name, parentId }).returning();
+    return row!.id;
+  }
+  async function addSite(name: string) {
+    const [row] = await db
+      .insert(site)
+      .values({ companyId: A, code: name.slice(-32), name })
+      .returning({ id: site.id });
+    return row!.id;
+  }
+  async function addDevice(gatewayId: number | null, agentId: number | null = null) {
+    const [row] = await db
+      .insert(device)
+      .values({
+        companyId: A,
+        siteId: siteA,
+        gatewayId,
+        sn: fresh('sn').slice(-40),
+        type: gatewayId ? 'meter' : 'ems',
+        agentId,
+      })
+      .returning({ id: device.id });
+    return row!.id;
+  }
+  async function addPlainEmployee() {
+    const userId = await addAccount(db, fresh('acct'), 'secret1');
+    return addEmployee(db, { companyId: A, userId, name: fresh('emp') });
+  }
+  async function addSubCompany(kind: CompanyKind) {
+    const [row] = await db
+      .insert(company)
+      .values({ type: kind, name: fresh(`sub-${kind}`), parentId: A })
+      .returning({ id: company.id });
+    return row!.id;
+  }
+  async function addCustomMenu() {
+    const [row] = await db
+      .insert(menu)
+      .values({ type: 'directory', path: `/${fresh('m')}`, titleZh: fresh('菜单'), titleEn: fresh('menu') })
+      .returning({ id: menu.id });
+    forgetMenus(db);
+    return row!.id;
+  }
+  const nameOf = async (table: typeof company | typeof site, id: number) =>
+    (await db.select({ name: table.name }).from(table).where(eq(table.id, id)))[0]!.name;
+
+  /** Every row of company A's tree (and the global menus), to prove a refused call changed nothing. */
+  async function snapshotOfA(): Promise<string> {
+    const companies = (
+      await db
+        .select()
+        .from(company)
+        .where(or(eq(company.id, A), eq(company.parentId, A)))
+    ).sort((x, y) => x.id - y.id);
+    const ids = companies.map((c) => c.id);
+    const employees = await db.select().from(employee).where(inArray(employee.companyId, ids));
+    const roles = await db.select().from(role).where(inArray(role.companyId, ids));
+    const roleIds = roles.map((r) => r.id);
+    const employeeIds = employees.map((e) => e.id);
+    const parts = {
+      companies,
+      departments: await db.select().from(department).where(inArray(department.companyId, ids)),
+      employees,
+      accounts: await db
+        .select({ id: userAccount.id, hash: userAccount.passwordHash, must: userAccount.mustChangePassword })
+        .from(userAccount)
+        .where(inArray(userAccount.id, employees.map((e) => e.userId).concat(-1))),
+      employeeRoles: await db
+        .select()
+        .from(employeeRole)
+        .where(inArray(employeeRole.employeeId, employeeIds.concat(-1))),
+      roles,
+      roleMenus: await db
+        .select()
+        .from(roleMenu)
+        .where(inArray(roleMenu.roleId, roleIds.concat(-1))),
+      sites: await db.select().from(site).where(inArray(site.companyId, ids)),
+      devices: await db.select().from(device).where(inArray(device.companyId, ids)),
+      menus: await db.select().from(menu),
+    };
+    const sorted = Object.fromEntries(
+      Object.entries(parts).map(([k, rows]) => [
+        k,
+        [...rows].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+      ]),
+    );
+    return JSON.stringify(sorted);
+  }
+
+  const companyCases = (kind: CompanyKind): Record<string, RouteCase> => ({
+    [companyPath(kind, 'pageList')]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `sub-${kind}-`,
+      a: SEES,
+      b: HIDDEN,
+      e: HIDDEN,
+    },
+    [companyPath(kind, 'save')]: {
+      body: () => ({ name: fresh(`new-${kind}`), parentId: A }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    [companyPath(kind, 'update')]: {
+      body: async () => ({ id: sub[kind], name: await nameOf(company, sub[kind]) }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+    [companyPath(kind, 'status')]: {
+      body: async () => ({ id: await addSubCompany(kind), status: 'disabled' }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+  });
+
+  const CASES: Record<string, RouteCase> = {
+    '/api-bms/user/getLanguageMenu': { body: () => ({ language: 'cn' }), b: OK, e: OK, d: OK },
+    '/api-bms/user/loginOut': { body: () => ({}), b: OK, e: OK, d: OK, endsSession: true },
+    '/api-bms/user/getPermission': { body: () => ({}), b: OK, e: OK, d: OK },
+    '/api-bms/employee/updatePassword': {
+      // Same old and new password: reaches the rules without changing anything (5056).
+      body: () => {
+        const same = browserPasswordDigest('secret1');
+        return { oldPassword: same, newPassword: same, confirmPassword: same };
+      },
+      a: code(ErrorCode.PASSWORD_SAME_AS_OLD),
+      b: code(ErrorCode.PASSWORD_SAME_AS_OLD),
+      e: code(ErrorCode.PASSWORD_SAME_AS_OLD),
+      d: code(ErrorCode.PASSWORD_SAME_AS_OLD),
+    },
+    '/api-bms/employee/getEmail': { body: () => ({}), b: OK, e: OK, d: OK },
+    '/api-bms/employee/updateEmail': {
+      body: () => ({ email: 'ops@example.com', isSubAlarm: 'N' }),
+      b: OK,
+      e: OK,
+      d: OK,
+    },
+    '/api-bms/dashboard/overview': {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+      d: SEES,
+    },
+
+    '/api-bms/menu/menuList': {
+      owner: 'platform',
+      body: () => ({}),
+      marker: () => `${M}-m-`,
+      a: SEES,
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [OrgPath.menuSave]: {
+      owner: 'platform',
+      body: () => ({
+        type: 'directory',
+        path: `/${fresh('m')}`,
+        titleZh: fresh('菜单'),
+        titleEn: fresh('menu'),
+      }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [OrgPath.menuUpdate]: {
+      owner: 'platform',
+      body: () => ({
+        id: customMenu,
+        type: 'directory',
+        path: `/${M}-m-0`,
+        titleZh: `${M}-m-0`,
+        titleEn: `${M}-m-0`,
+      }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [OrgPath.menuDelete]: {
+      owner: 'platform',
+      body: async () => ({ id: await addCustomMenu() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+
+    '/api-bms/site/pageList': {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    '/api-bms/site/save': {
+      body: () => ({ code: fresh('s').slice(-32), name: fresh('site'), companyId: A }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/site/update': {
+      body: async () => ({ id: siteA, code: `${M}-site-main`.slice(-32), name: `${M}-site-main` }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/site/delete': {
+      body: async () => ({ id: await addSite(fresh('site')) }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/device/pageList': {
+      body: () => ({ pageSize: 500, siteId: siteA }),
+      marker: () => `${M}-gw`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    '/api-bms/device/save': {
+      body: () => ({ siteId: siteA, sn: fresh('sn').slice(-40), type: 'meter', gatewayId: gatewayA }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/device/update': {
+      body: () => ({ id: gatewayA, siteId: siteA, sn: `${M}-gw`.slice(-40), type: 'ems' }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/device/delete': {
+      body: async () => ({ id: await addDevice(gatewayA) }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    '/api-bms/device/resetSecret': {
+      body: () => ({ id: gatewayA }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+
+    ...Object.assign({}, ...COMPANY_KINDS.map(companyCases)),
+    [OrgPath.agentDevices]: {
+      body: () => ({ agentId: sub.agent }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+    [OrgPath.agentAssignDevices]: {
+      body: async () => ({ agentId: sub.agent, deviceIds: [await addDevice(null)] }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+    [OrgPath.agentUnassignDevices]: {
+      body: async () => ({ agentId: sub.agent, deviceIds: [await addDevice(null, sub.agent)] }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+
+    [OrgPath.departmentList]: {
+      body: () => ({ companyId: A }),
+      marker: () => `${M}-dept-main`,
+      a: SEES,
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: HIDDEN,
+    },
+    [OrgPath.departmentSave]: {
+      body: () => ({ companyId: A, parentId: deptA, name: fresh('dept') }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+    },
+    [OrgPath.departmentUpdate]: {
+      body: () => ({ id: deptA, name: `${M}-dept-main` }),
+      b: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+      e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+    },
+    [OrgPath.departmentDelete]: {
+      body: async () => ({ id: await addDepartment(A, fresh('dept'), deptA) }),
+      b: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+      e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+    },
+
+    [OrgPath.employeePageList]: {
+      body: () => ({ pageSize: 500, companyId: A }),
+      marker: () => `${M}-emp-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: HIDDEN,
+    },
+    [OrgPath.employeeDetail]: {
+      body: () => ({ id: employeeA }),
+      b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+      e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+    },
+    [OrgPath.employeeSave]: {
+      body: () => ({
+        account: fresh('acct'),
+        password: browserPasswordDigest('secret1'),
+        name: fresh('emp'),
+        companyId: A,
+        departmentId: deptA,
+      }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
+    },
+    [OrgPath.employeeUpdate]: {
+      body: () => ({ id: employeeA, name: `${M}-emp-main`, departmentId: deptA, roleIds: [roleA] }),
+      b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+      e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+    },
+    [OrgPath.employeeStatus]: {
+      body: async () => ({ id: await addPlainEmployee(), status: 'disabled' }),
+      b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+      e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+    },
+    [OrgPath.employeeDelete]: {
+      body: async () => ({ id: await addPlainEmployee() }),
+      b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+      e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+    },
+    [OrgPath.employeeResetPassword]: {
+      body: async () => ({ id: await addPlainEmployee(), password: browserPasswordDigest('secret2') }),
+      b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+      e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
+    },
+
+    [OrgPath.rolePageList]: {
+      body: () => ({ pageSize: 500, companyId: A }),
+      marker: () => `${M}-role-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [OrgPath.roleDetail]: { body: () => ({ id: roleA }), b: code(ErrorCode.ROLE_NOT_FOUND), e: OK },
+    [OrgPath.roleSave]: {
+      body: () => ({
+        name: fresh('role'),
+        code: `r${++n}${M}`.replace(/-/g, '_').slice(0, 32),
+        companyId: A,
+        menuIds: [120],
+      }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    [OrgPath.roleUpdate]: {
+      body: async () => {
+        const id = await addRole(db, { companyId: A, menuIds: [120] });
+        return {
+          id,
+          version: 1,
+          name: fresh('role'),
+          code: `u${++n}${M}`.replace(/-/g, '_').slice(0, 32),
+          menuIds: [120],
+        };
+      },
+      b: code(ErrorCode.ROLE_NOT_FOUND),
+      e: OK,
+    },
+    [OrgPath.roleDelete]: {
+      body: async () => ({ id: await addRole(db, { companyId: A, menuIds: [120] }) }),
+      b: code(ErrorCode.ROLE_NOT_FOUND),
+      e: OK,
+    },
+    [OrgPath.roleCopy]: {
+      body: () => ({ id: roleA, name: fresh('copy'), code: `c${++n}${M}`.replace(/-/g, '_').slice(0, 32) }),
+      b: code(ErrorCode.ROLE_NOT_FOUND),
+      e: OK,
+    },
+
+    [OrgPath.logPageList]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-logged`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+  };
+
+  beforeAll(async () => {
+    ctx = await createTestApp(engine);
+    db = ctx.database.db;
+    [{ id: platformId }] = (await db
+      .select({ id: company.id })
+      .from(company)
+      .where(eq(company.type, 'platform'))) as [{ id: number }];
+    const [a] = await db
+      .insert(company)
+      .values({ type: 'owner', name: `${M}-A`, parentId: platformId })
+      .returning();
+    const [b] = await db
+      .insert(company)
+      .values({ type: 'owner', name: `${M}-B`, parentId: platformId })
+      .returning();
+    A = a!.id;
+    B = b!.id;
+    for (const kind of COMPANY_KINDS) sub[kind] = await addSubCompany(kind);
+    deptA = await addDepartment(A, `${M}-dept-main`);
+    selfDept = await addDepartment(A, `${M}-dept-self`);
+    roleA = await addRole(db, { companyId: A, menuIds: [120] });
+    await db
+      .update(role)
+      .set({ name: `${M}-role-main` })
+      .where(eq(role.id, roleA));
+    siteA = await addSite(`${M}-site-main`);
+    const [gw] = await db
+      .insert(device)
+      .values({ companyId: A, siteId: siteA, sn: `${M}-gw`.slice(-40), type: 'ems' })
+      .returning({ id: device.id });
+    gatewayA = gw!.id;
+    const userId = await addAccount(db, fresh('acct'), 'secret1');
+    employeeA = await addEmployee(db, { companyId: A, userId, name: `${M}-emp-main`, roleIds: [roleA] });
+    await db.update(employee).set({ departmentId: deptA }).where(eq(employee.id, employeeA));
+    customMenu = await addCustomMenu();
+    await db
+      .update(menu)
+      .set({ titleEn: `${M}-m-0` })
+      .where(eq(menu.id, customMenu));
+    await db
+      .insert(operationLog)
+      .values({ companyId: A, account: `${M}-logged`, action: 'site.update', code: 0 });
+
+    const everyHoldable = holdableMenus(await allMenus(db), false).map((m) => m.id);
+    staff.owner = await addStaff(db, {
+      companyId: A,
+      roleIds: [await addRole(db, { companyId: A, isAdmin: true })],
+    });
+    staff.other = await addStaff(db, {
+      companyId: B,
+      roleIds: [await addRole(db, { companyId: B, isAdmin: true })],
+    });
+    staff.noRight = await addStaff(db, {
+      companyId: A,
+      roleIds: [await addRole(db, { companyId: A, menuIds: [] })],
+    });
+    const selfRole = await addRole(db, { companyId: A, menuIds: everyHoldable });
+    await db.update(role).set({ dataScope: 'self' }).where(eq(role.id, selfRole));
+    staff.self = await addStaff(db, { companyId: A, roleIds: [selfRole] });
+    await db.update(employee).set({ departmentId: selfDept }).where(eq(employee.id, staff.self.employeeId));
+    staff.platform = 'admin';
+    for (const who of ['platform', 'owner', 'other', 'noRight', 'self'] as const)
+      sessions[who] = await signInAs(who);
+  });
+  afterAll(async () => ctx?.close());
+
+  async function signInAs(who: Caller): Promise<SignedIn> {
+    const s = staff[who];
+    return s === 'admin' ? signIn(ctx.app) : signIn(ctx.app, s.account, s.password);
+  }
+
+  it('every /api-bms route declares its access and has a row in the matrix', () => {
+    const paths = ctx.app.apiRoutes.map((r) => r.path).sort();
+    const publicPaths = ctx.app.apiRoutes.filter((r) => r.access.kind === 'public').map((r) => r.path);
+    expect(publicPaths.sort()).toEqual([...PUBLIC_ROUTES].sort());
+    const covered = [...Object.keys(CASES), ...PUBLIC_ROUTES].sort();
+    expect(paths).toEqual(covered);
+  });
+
+  it('a route without an access declaration stops the server from starting', async () => {
+    const { accessOf } = await import('../src/http/auth-hook');
+    expect(() => accessOf('/api-bms/x/y', {} as never)).toThrow(/must declare exactly one/);
+    expect(() => accessOf('/api-bms/x/y', { public: true, permission: 'a:b:c' } as never)).toThrow();
+  });
+
+  for (const [path, spec] of Object.entries(CASES)) {
+    it(`${path}: (c) no token, (d) no right, (b) other company, (e) scope self, (a) owner`, async () => {
+      const permissionRoute = ctx.app.apiRoutes.find((r) => r.path === path)?.access.kind === 'permission';
+      const run = async (who: Caller | 'none', expected: Outcome) => {
+        const session = who === 'none' ? undefined : spec.endsSession ? await signInAs(who) : sessions[who];
+        const body = await spec.body();
+        const before = await snapshotOfA();
+        const answer = await call(ctx.app, path, body, session ? { token: session.token } : {});
+        const where = `${path} as ${who}: ${answer.code} ${answer.msg}`;
+        if ('code' in expected) {
+          expect(answer.code, where).toBe(expected.code);
+          if (expected.code !== 0) {
+            expect(answer.msg, where).toBe(errorMessage(expected.code, 'zh'));
+            expect(answer.data, where).toBeNull();
+            expect(await snapshotOfA(), `${where} changed the owner's rows`).toBe(before);
+          }
+        } else {
+          expect(answer.code, where).toBe(0);
+          expect(JSON.stringify(answer.data).includes(spec.marker!()), where).toBe(expected.sees);
+        }
+      };
+      await run('none', code(ErrorCode.TOKEN_INVALID));
+      await run('noRight', permissionRoute ? code(ErrorCode.NO_PERMISSION) : (spec.d ?? OK));
+      // For the platform's routes, A's own administrator is the "other company".
+      await run(spec.owner === 'platform' ? 'owner' : 'other', spec.b);
+      await run('self', spec.e);
+      await run(spec.owner === 'platform' ? 'platform' : 'owner', spec.a ?? OK);
+    });
+  }
+});
