@@ -16,6 +16,18 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
   'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
+  'org/agent/index': lazy(() =>
+    import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.agent })),
+  ),
+  'org/investor/index': lazy(() =>
+    import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.investor })),
+  ),
+  'org/construction/index': lazy(() =>
+    import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.construction })),
+  ),
+  'org/owner/index': lazy(() =>
+    import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.owner })),
+  ),
 };
 
 /** The view registered for a component string, if any. */
