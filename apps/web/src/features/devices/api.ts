@@ -132,12 +132,3 @@ export const registryKeys = {
   devices: (q: DeviceQuery) => ['registry', 'devices', q] as const,
   gateways: (siteId: number) => ['registry', 'gateways', siteId] as const,
 };
-
-/** Button permissions of the site configuration screen (menu rows of type button). */
-export const DevicePerm = {
-  siteSave: 'device:site:save',
-  siteDelete: 'device:site:delete',
-  deviceSave: 'device:device:save',
-  deviceDelete: 'device:device:delete',
-  deviceSecret: 'device:device:secret',
-} as const;

@@ -105,6 +105,9 @@ const REGISTRY: Record<string, IconComponent> = {
   UsergroupAddOutlined,
 };
 
+/** Names of every bundled icon, for icon pickers (menu management). */
+export const ICON_NAMES: readonly string[] = Object.keys(REGISTRY);
+
 /** Icon shown for a name that is not in the registry. */
 export const FALLBACK_ICON: IconComponent = AppstoreOutlined;
 

@@ -10,7 +10,7 @@
  * the components).
  */
 import { DeleteOutlined, EditOutlined, EnvironmentOutlined, GlobalOutlined } from '@ant-design/icons';
-import type { DeviceRow, SiteRow } from '@ess/contract';
+import { type DeviceRow, Perm, type SiteRow } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Empty, Popconfirm, Tag, Tooltip } from 'antd';
 import { useCallback, useState } from 'react';
@@ -18,7 +18,7 @@ import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
 import { formatNumber, formatQuantity } from '@/shared/format';
-import { DevicePerm, type DeviceSecret, deleteSite, registryKeys } from '../api';
+import { type DeviceSecret, deleteSite, registryKeys } from '../api';
 import { DeviceDialog } from '../components/DeviceDialog';
 import { DeviceTable } from '../components/DeviceTable';
 import { SecretDialog } from '../components/SecretDialog';
@@ -137,11 +137,11 @@ function SiteHeader({
 /** The site configuration view. */
 export default function DeviceConfigPage() {
   const { t } = useTranslation();
-  const canSiteSave = usePermission(DevicePerm.siteSave);
-  const canSiteDelete = usePermission(DevicePerm.siteDelete);
-  const canDeviceSave = usePermission(DevicePerm.deviceSave);
-  const canDeviceDelete = usePermission(DevicePerm.deviceDelete);
-  const canSecret = usePermission(DevicePerm.deviceSecret);
+  const canSiteSave = usePermission(Perm.siteSave);
+  const canSiteDelete = usePermission(Perm.siteDelete);
+  const canDeviceSave = usePermission(Perm.deviceSave);
+  const canDeviceDelete = usePermission(Perm.deviceDelete);
+  const canSecret = usePermission(Perm.deviceSecret);
 
   const [selection, setSelection] = useState<SiteSelection | null>(null);
   const [selectedSite, setSelectedSite] = useState<SiteRow | null>(null);
