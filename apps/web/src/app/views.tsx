@@ -16,6 +16,8 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
   'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
+  'system/dept/index': lazy(() => import('@/features/org-people/pages/DepartmentsPage')),
+  'system/employee/index': lazy(() => import('@/features/org-people/pages/EmployeesPage')),
   'org/agent/index': lazy(() =>
     import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.agent })),
   ),

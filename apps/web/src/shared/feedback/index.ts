@@ -52,6 +52,11 @@ export function showSuccess(text: string): void {
   open({ type: 'success', content: text, key: `ok:${text}` });
 }
 
+/** Show an information message for 5 s (a longer text worth reading). */
+export function showInfo(text: string): void {
+  open({ type: 'info', content: text, duration: ERROR_MESSAGE_DURATION_S, key: `info:${text}` });
+}
+
 /** Show a warning message for 5 s. */
 export function showWarning(text: string): void {
   open({ type: 'warning', content: text, duration: ERROR_MESSAGE_DURATION_S, key: `warn:${text}` });

@@ -1,0 +1,257 @@
+/**
+ * Add / edit an employee (700 px, spec §9; full width on phones). On create: sign-in account
+ * and initial password with confirmation (≥ 6 characters, sent as SHA-256 digest; the employee
+ * must change it at first sign-in). Then name, phone (spec §5), e-mail, department
+ * (TreeSelect), roles (the company's enabled roles, one page of 500) and the administrator
+ * flag. Editing loads `employee/detail` and fills the form from it (from the list row until
+ * it arrives). When `employee/save` answers `linkedExistingAccount`, the account already
+ * belonged to another company: an information message says it keeps its own password.
+ * 5050 (account already an employee here) also marks the account field.
+ * Test hooks: `employee-dialog`, `employee-account`, `employee-password`,
+ * `employee-password-confirm`, `employee-name`, `employee-phone`, `employee-email`,
+ * `employee-department`, `employee-roles`, `employee-admin`, `employee-submit`.
+ */
+import { type DepartmentRow, EMAIL_PATTERN, type EmployeeRow, ErrorCode, PHONE_PATTERN } from '@ess/contract';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Form, Input, Modal, Select, Switch, TreeSelect } from 'antd';
+import { useEffect, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { isApiError } from '@/shared/api/errors';
+import { DIALOG_WIDTH_PX } from '@/shared/config';
+import { showInfo, showSuccess } from '@/shared/feedback';
+import { catalogueText, validationText } from '@/shared/i18n';
+import {
+  createEmployee,
+  type EmployeeForm,
+  fetchEmployee,
+  fetchEnabledRoles,
+  orgPeopleKeys,
+  updateEmployee,
+} from '../api';
+import { departmentOptions } from '../departmentTree';
+import { confirmRules, passwordRules } from '../passwordRules';
+
+interface Values {
+  account: string;
+  password: string;
+  confirmPassword: string;
+  name: string;
+  phone?: string;
+  email?: string;
+  departmentId?: number | null;
+  roleIds: number[];
+  isAdmin: boolean;
+}
+
+/** What the dialog is open for: a new employee (in `departmentId`, if chosen) or an existing one. */
+export type EmployeeDialogTarget =
+  | { kind: 'add'; departmentId: number | null }
+  | { kind: 'edit'; employee: EmployeeRow };
+
+interface Props {
+  /** Null: closed. */
+  target: EmployeeDialogTarget | null;
+  departments: readonly DepartmentRow[];
+  onClose: () => void;
+}
+
+function valuesOf(e: EmployeeRow): Partial<Values> {
+  return {
+    name: e.name,
+    phone: e.phone ?? undefined,
+    email: e.email ?? undefined,
+    departmentId: e.departmentId,
+    roleIds: e.roles.map((r) => r.id),
+    isAdmin: e.isAdmin,
+  };
+}
+
+/** The employee dialog; see the module comment. */
+export function EmployeeDialog({ target, departments, onClose }: Props) {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<Values>();
+  const queryClient = useQueryClient();
+  const open = target !== null;
+  const editing = target?.kind === 'edit' ? target.employee : null;
+
+  const roles = useQuery({ queryKey: orgPeopleKeys.roles, queryFn: fetchEnabledRoles, enabled: open });
+  const detail = useQuery({
+    queryKey: orgPeopleKeys.employee(editing?.id ?? 0),
+    queryFn: () => fetchEmployee(editing!.id),
+    enabled: editing !== null,
+  });
+
+  const departmentTree = useMemo(() => departmentOptions(departments), [departments]);
+  const roleOptions = useMemo(() => {
+    const options = (roles.data ?? []).map((r) => ({ value: r.id, label: r.name }));
+    // Roles the employee holds but that are not offered (disabled since) still show by name.
+    const held = detail.data?.roles ?? editing?.roles ?? [];
+    for (const r of held)
+      if (!options.some((o) => o.value === r.id)) options.push({ value: r.id, label: r.name });
+    return options;
+  }, [roles.data, detail.data, editing]);
+
+  useEffect(() => {
+    if (!target) return;
+    if (target.kind === 'edit') form.setFieldsValue(valuesOf(target.employee));
+    else form.setFieldsValue({ departmentId: target.departmentId, roleIds: [], isAdmin: false });
+  }, [target, form]);
+
+  // The detail replaces the list row's values unless the user has started typing.
+  useEffect(() => {
+    if (editing && detail.data?.id === editing.id && !form.isFieldsTouched()) {
+      form.setFieldsValue(valuesOf(detail.data));
+    }
+  }, [editing, detail.data, form]);
+
+  const mutation = useMutation({
+    mutationFn: async (values: Values) => {
+      const fields: EmployeeForm = {
+        name: values.name.trim(),
+        phone: values.phone?.trim() || null,
+        email: values.email?.trim() || null,
+        departmentId: values.departmentId ?? null,
+        roleIds: values.roleIds ?? [],
+        isAdmin: values.isAdmin ?? false,
+      };
+      if (editing) {
+        await updateEmployee(editing.id, fields);
+        return { linkedExistingAccount: false, account: editing.account };
+      }
+      const account = values.account.trim();
+      const answer = await createEmployee({ ...fields, account, password: values.password });
+      return { linkedExistingAccount: answer.linkedExistingAccount, account };
+    },
+    onSuccess: ({ linkedExistingAccount, account }) => {
+      if (linkedExistingAccount) showInfo(t('employees.linkedExisting', { account }));
+      else showSuccess(t('employees.saved'));
+      void queryClient.invalidateQueries({ queryKey: orgPeopleKeys.employees });
+      void queryClient.invalidateQueries({ queryKey: orgPeopleKeys.departments });
+      onClose();
+    },
+    onError: (err) => {
+      if (isApiError(err) && err.code === ErrorCode.ACCOUNT_HAS_EMPLOYEE) {
+        form.setFields([{ name: 'account', errors: [catalogueText(ErrorCode.ACCOUNT_HAS_EMPLOYEE)] }]);
+      }
+    },
+  });
+
+  const submit = async () => {
+    try {
+      mutation.mutate(await form.validateFields());
+    } catch {
+      // the form shows what is wrong
+    }
+  };
+
+  return (
+    <Modal
+      open={open}
+      title={editing ? t('employees.edit') : t('employees.add')}
+      width={DIALOG_WIDTH_PX}
+      okText={t('common.save')}
+      cancelText={t('common.cancel')}
+      confirmLoading={mutation.isPending}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      afterClose={() => form.resetFields()}
+      destroyOnHidden
+      okButtonProps={{ 'data-testid': 'employee-submit' }}
+    >
+      <div data-testid="employee-dialog">
+        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
+          {!editing && (
+            <>
+              <Form.Item<Values>
+                name="account"
+                label={t('employees.field.account')}
+                extra={t('employees.hint.account')}
+                rules={[{ required: true, whitespace: true, message: t('employees.rule.accountRequired') }]}
+              >
+                <Input maxLength={64} autoComplete="off" data-testid="employee-account" />
+              </Form.Item>
+              <div className="org-form__row">
+                <Form.Item<Values>
+                  name="password"
+                  label={t('employees.field.password')}
+                  rules={passwordRules()}
+                  validateTrigger="onBlur"
+                >
+                  <Input.Password autoComplete="new-password" data-testid="employee-password" />
+                </Form.Item>
+                <Form.Item<Values>
+                  name="confirmPassword"
+                  label={t('employees.field.confirmPassword')}
+                  dependencies={['password']}
+                  rules={confirmRules('password')}
+                  validateTrigger="onBlur"
+                >
+                  <Input.Password autoComplete="new-password" data-testid="employee-password-confirm" />
+                </Form.Item>
+              </div>
+              <p className="org-form__hint">{t('employees.hint.password')}</p>
+            </>
+          )}
+          <div className="org-form__row">
+            <Form.Item<Values>
+              name="name"
+              label={t('employees.field.name')}
+              rules={[{ required: true, whitespace: true, message: t('employees.rule.nameRequired') }]}
+            >
+              <Input maxLength={32} autoComplete="off" data-testid="employee-name" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="phone"
+              label={t('employees.field.phone')}
+              rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
+              validateTrigger="onBlur"
+            >
+              <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="employee-phone" />
+            </Form.Item>
+          </div>
+          <div className="org-form__row">
+            <Form.Item<Values>
+              name="email"
+              label={t('employees.field.email')}
+              rules={[{ pattern: EMAIL_PATTERN, message: validationText('emailInvalid') }]}
+              validateTrigger="onBlur"
+            >
+              <Input maxLength={254} autoComplete="off" inputMode="email" data-testid="employee-email" />
+            </Form.Item>
+            <Form.Item<Values> name="departmentId" label={t('employees.field.department')}>
+              <TreeSelect
+                allowClear
+                showSearch
+                treeDefaultExpandAll
+                treeData={departmentTree}
+                treeNodeFilterProp="title"
+                placeholder={t('employees.field.departmentNone')}
+                data-testid="employee-department"
+              />
+            </Form.Item>
+          </div>
+          <Form.Item<Values> name="roleIds" label={t('employees.field.roles')}>
+            <Select
+              mode="multiple"
+              allowClear
+              options={roleOptions}
+              loading={roles.isLoading}
+              optionFilterProp="label"
+              placeholder={t('employees.field.rolesPlaceholder')}
+              data-testid="employee-roles"
+            />
+          </Form.Item>
+          <Form.Item<Values>
+            name="isAdmin"
+            label={t('employees.field.admin')}
+            extra={t('employees.hint.admin')}
+            valuePropName="checked"
+          >
+            <Switch data-testid="employee-admin" />
+          </Form.Item>
+          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+        </Form>
+      </div>
+    </Modal>
+  );
+}

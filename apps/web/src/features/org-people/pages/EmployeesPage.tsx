@@ -1,0 +1,58 @@
+/**
+ * System → Employees (`system/employee/index`): the company's department tree on the left
+ * (choosing one lists its employees and those of the departments below it), the employee table
+ * on the right (search, status filter, paging, status switch, add / edit / reset password /
+ * delete). Below 992 px the two columns stack. Buttons follow system:employee:save|delete|
+ * status|resetPwd; the server checks again (5034).
+ * Test hooks: `employee-page` (and those of the components and dialogs).
+ */
+import { type EmployeeRow, Perm } from '@ess/contract';
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useState } from 'react';
+import { usePermission, useSession } from '@/features/auth';
+import { fetchDepartments, orgPeopleKeys } from '../api';
+import { DepartmentTreePanel } from '../components/DepartmentTreePanel';
+import { EmployeeDialog, type EmployeeDialogTarget } from '../components/EmployeeDialog';
+import { EmployeeTable } from '../components/EmployeeTable';
+import { ResetPasswordDialog } from '../components/ResetPasswordDialog';
+import '../org-people.css';
+
+/** The employees view. */
+export default function EmployeesPage() {
+  const canSave = usePermission(Perm.employeeSave);
+  const canDelete = usePermission(Perm.employeeDelete);
+  const canStatus = usePermission(Perm.employeeStatus);
+  const canReset = usePermission(Perm.employeeResetPassword);
+  const selfId = useSession((s) => s.user?.employeeId ?? null);
+
+  const departments = useQuery({ queryKey: orgPeopleKeys.departments, queryFn: fetchDepartments });
+  const [departmentId, setDepartmentId] = useState<number | null>(null);
+  const [dialog, setDialog] = useState<EmployeeDialogTarget | null>(null);
+  const [resetFor, setResetFor] = useState<EmployeeRow | null>(null);
+
+  const onEdit = useCallback((employee: EmployeeRow) => setDialog({ kind: 'edit', employee }), []);
+
+  return (
+    <div className="org-people" data-testid="employee-page">
+      <DepartmentTreePanel
+        departments={departments.data ?? []}
+        loading={departments.isLoading}
+        selected={departmentId}
+        onSelect={setDepartmentId}
+      />
+      <EmployeeTable
+        departmentId={departmentId}
+        selfId={selfId}
+        canEdit={canSave}
+        canDelete={canDelete}
+        canStatus={canStatus}
+        canReset={canReset}
+        onAdd={canSave ? () => setDialog({ kind: 'add', departmentId }) : null}
+        onEdit={onEdit}
+        onReset={setResetFor}
+      />
+      <EmployeeDialog target={dialog} departments={departments.data ?? []} onClose={() => setDialog(null)} />
+      <ResetPasswordDialog employee={resetFor} onClose={() => setResetFor(null)} />
+    </div>
+  );
+}
