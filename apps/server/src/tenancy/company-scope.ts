@@ -82,15 +82,27 @@ export async function dataScopeOf(
   db: Db,
   auth: Pick<AuthContext, 'companyId' | 'employeeId'>,
 ): Promise<DataScope> {
-  const [[own], [member], roles] = await Promise.all([
-    db.select({ type: company.type }).from(company).where(eq(company.id, auth.companyId)),
-    db.select({ departmentId: employee.departmentId }).from(employee).where(eq(employee.id, auth.employeeId)),
-    db
-      .select({ isAdmin: role.isAdmin, dataScope: role.dataScope })
-      .from(employeeRole)
-      .innerJoin(role, eq(role.id, employeeRole.roleId))
-      .where(and(eq(employeeRole.employeeId, auth.employeeId), eq(role.status, 'enabled'))),
-  ]);
+  const rows = rowsOf<{
+    company_type: string;
+    department_id: number | null;
+    is_admin: boolean | null;
+    data_scope: string | null;
+  }>(
+    await db.execute(sql`
+      SELECT c.type AS company_type, e.department_id, r.is_admin, r.data_scope
+      FROM ${employee} e
+      JOIN ${company} c ON c.id = e.company_id
+      LEFT JOIN ${employeeRole} er ON er.employee_id = e.id
+      LEFT JOIN ${role} r ON r.id = er.role_id AND r.status = 'enabled'
+      WHERE e.id = ${auth.employeeId}`),
+  );
+  const own = rows[0] ? { type: rows[0].company_type } : undefined;
+  const member = rows[0]
+    ? { departmentId: rows[0].department_id === null ? null : Number(rows[0].department_id) }
+    : undefined;
+  const roles = rows
+    .filter((r) => r.data_scope !== null)
+    .map((r) => ({ isAdmin: r.is_admin === true, dataScope: r.data_scope as string }));
   const kind = widestScope(roles);
   const ownDepartmentId = member?.departmentId ?? null;
   const base = { kind, employeeId: auth.employeeId, ownDepartmentId };
