@@ -60,6 +60,21 @@ export type RevokeReason =
 export class SessionService {
   /** Hot path of every call: prepared once, executed with the token digest. */
   private readonly sessionByAccessDigest;
+  private readonly revokedListeners = new Set<() => void>();
+
+  /**
+   * Calls `listener` after sessions were revoked through this process (the live push closes the
+   * sockets of ended sessions at once instead of at its next periodic check). Returns the
+   * unsubscribe function.
+   */
+  onRevoked(listener: () => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
+  }
+
+  private notifyRevoked(): void {
+    for (const listener of this.revokedListeners) listener();
+  }
 
   constructor(
     private readonly db: Db,
@@ -308,6 +323,7 @@ export class SessionService {
           exceptSessionId === undefined ? undefined : ne(authSession.id, exceptSessionId),
         ),
       );
+    this.notifyRevoked();
   }
 
   /** Ends every open session of these employees (disabled, deleted, company disabled). */
@@ -317,6 +333,7 @@ export class SessionService {
       .update(authSession)
       .set({ revokedAt: new Date(), revokeReason: reason })
       .where(and(inArray(authSession.employeeId, [...employeeIds]), isNull(authSession.revokedAt)));
+    this.notifyRevoked();
   }
 
   async revokeSession(sessionId: number, reason: RevokeReason): Promise<void> {

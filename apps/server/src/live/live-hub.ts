@@ -47,6 +47,7 @@ export class LiveHub {
   private ticker: NodeJS.Timeout | null = null;
   private lastRound = 0;
   private recheck: NodeJS.Timeout | null = null;
+  private stopRevokedListener: (() => void) | null = null;
   private unlisten: (() => void) | null = null;
 
   constructor(
@@ -75,12 +76,15 @@ export class LiveHub {
       }) ?? null;
     this.recheck = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
     this.recheck.unref();
+    this.stopRevokedListener = this.sessions.onRevoked(() => void this.recheckSessions());
   }
 
   private stopTimers(): void {
     if (this.ticker) clearTimeout(this.ticker);
     this.ticker = null;
     if (this.recheck) clearInterval(this.recheck);
+    this.stopRevokedListener?.();
+    this.stopRevokedListener = null;
     this.unlisten?.();
     this.unlisten = null;
   }
