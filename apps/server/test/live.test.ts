@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DeviceService } from '../src/devices/device-service';
 import { call, type SignedIn, signIn } from './support/client';
+import { addStaff } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
 // biome-ignore lint/suspicious/noExplicitAny: messages are checked field by field below
@@ -82,6 +83,24 @@ describe.each(engines)('live push on %s', (engine) => {
     bad.send({ type: 'auth', token: 'nonsense' });
     expect((await bad.next('error')).code).toBe(50008);
     expect(await bad.closed).toBe(4001);
+  });
+
+  it('closes the socket of an employee the moment they are disabled', async () => {
+    const staff = await addStaff(ctx.database.db, { companyId: admin.companyId });
+    const session = await signIn(ctx.app, staff.account, staff.password);
+    const live = openSocket(`${base}/ws`, base.replace('ws', 'http'));
+    await live.opened;
+    live.send({ type: 'auth', token: session.token });
+    await live.next('ready');
+    const disabled = await call(
+      ctx.app,
+      '/api-bms/employee/status',
+      { id: staff.employeeId, status: 'disabled' },
+      { token: admin.token },
+    );
+    expect(disabled.code).toBe(0);
+    expect((await live.next('error', 3000)).code).toBe(50012);
+    expect(await live.closed).toBe(4001);
   });
 
   it('answers subscribe with a snapshot, then pushes what a device reports', async () => {
