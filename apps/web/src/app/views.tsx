@@ -18,6 +18,8 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
   'system/dept/index': lazy(() => import('@/features/org-people/pages/DepartmentsPage')),
   'system/employee/index': lazy(() => import('@/features/org-people/pages/EmployeesPage')),
+  'system/role/index': lazy(() => import('@/features/system/role/RoleListPage')),
+  'system/log/index': lazy(() => import('@/features/system/log/OperationLogPage')),
   'org/agent/index': lazy(() =>
     import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.agent })),
   ),

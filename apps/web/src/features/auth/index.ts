@@ -5,5 +5,5 @@
 export { fetchPermissions, userInfoEcho } from './api';
 export { AuthGuard, safeRedirect } from './components/AuthGuard';
 export { LanguageSwitch } from './components/LanguageSwitch';
-export { enterCompany, logout, resetAll, restoreSession, switchLanguage } from './session';
+export { enterCompany, logout, refreshMenu, resetAll, restoreSession, switchLanguage } from './session';
 export { ALL_PERMISSIONS, hasPermission, type SessionUser, usePermission, useSession } from './store';

@@ -5,7 +5,7 @@
 import { type Lang, type LoginResponse, toServerLanguage, type UserInfo } from '@ess/contract';
 import { LANGUAGE_RELOAD_DELAY_MS } from '@/shared/config';
 import { showSuccess, showWarning } from '@/shared/feedback';
-import { changeLang, i18n } from '@/shared/i18n';
+import { changeLang, currentLang, i18n } from '@/shared/i18n';
 import { LOGIN_PATH, useRouteTable } from '@/shared/routing';
 import { getCredentials, resetSession, setCredentials } from '@/shared/storage/session';
 import { fetchLanguageMenu, fetchUserInfo, logoutCall, openSession } from './api';
@@ -67,6 +67,14 @@ export function restoreSession(): Promise<SessionOutcome> {
     restoring = null;
   });
   return restoring;
+}
+
+/**
+ * Re-fetch the caller's menu in the UI language and rebuild the routes and the sidebar (after
+ * menu management changed the menu).
+ */
+export async function refreshMenu(): Promise<void> {
+  useRouteTable.getState().setMenu(await fetchLanguageMenu(toServerLanguage(currentLang())));
 }
 
 /** Spec §4 reset: credentials, cookies, local storage, route table and state. */

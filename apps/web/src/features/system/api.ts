@@ -1,13 +1,36 @@
 /**
- * Menu management calls (spec §7 `menu/menuList`; shapes in @ess/contract api/menu.ts).
+ * Menu management calls (spec §7 `menu/menuList`, issue 5 `menu/save|update|delete`; shapes in
+ * @ess/contract api/menu.ts). Every function resolves with the answer's `data` or rejects with
+ * `ApiError` after the client's spec §8 handling (catalogue text of 5037–5040).
  */
-import { ApiPath, type MenuRow } from '@ess/contract';
+import { ApiPath, type MenuRow, OrgPath } from '@ess/contract';
+import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
-import { getCredentials } from '@/shared/storage/session';
 
 /** Every stored menu row (directories, pages, buttons) with both titles, flat. */
 export async function fetchMenuList(): Promise<MenuRow[]> {
-  const { userId, companyId } = getCredentials();
-  const data = await request<{ list: MenuRow[] }>(ApiPath.menuList, { userInfo: { userId, companyId } });
+  const data = await request<{ list: MenuRow[] }>(ApiPath.menuList, { userInfo: userInfoEcho() });
   return data.list;
 }
+
+/** What the menu dialog sends (contract `menuInput`): a stored row without its id. */
+export type MenuForm = Omit<MenuRow, 'id'>;
+
+/**
+ * `menu/save` (no id) or `menu/update`. Errors: 5037 not found, 5040 invalid parent (missing, a
+ * button, or the entry itself or one below it), -100 naming the field.
+ */
+export function saveMenu(form: MenuForm, id?: number): Promise<unknown> {
+  const body = { userInfo: userInfoEcho(), ...form };
+  return id === undefined ? request(OrgPath.menuSave, body) : request(OrgPath.menuUpdate, { ...body, id });
+}
+
+/** `menu/delete`. Errors: 5037 not found, 5038 has children, 5039 built-in. */
+export function deleteMenu(id: number): Promise<unknown> {
+  return request(OrgPath.menuDelete, { userInfo: userInfoEcho(), id });
+}
+
+/** TanStack Query keys of menu management. */
+export const menuKeys = {
+  list: ['menuList'] as const,
+};

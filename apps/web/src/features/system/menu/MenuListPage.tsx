@@ -1,20 +1,48 @@
 /**
- * System → Menus (`system/menu/index`): read-only tree table of every menu row from
- * `menu/menuList` — title in the UI language, type, path, component, permission string, icon,
- * sort, hidden and keep-alive flags. A filter keeps matching rows and their ancestors.
- * Test hooks: `menu-list`, `menu-filter`, `menu-refresh`, `menu-toggle-expand`; rows carry
- * `data-row-key` = menu id (antd).
+ * System → Menus (`system/menu/index`): tree table of every menu row from `menu/menuList` —
+ * title in the UI language, type, path, component, permission string, icon, sort, hidden and
+ * keep-alive flags. A filter keeps matching rows and their ancestors. With system:menu:save an
+ * entry can be added at the top level or below a directory or page ("add child") and edited;
+ * with system:menu:delete one without children can be deleted (confirmed). Built-in entries
+ * (seeded, ids below {@link FIRST_USER_MENU_ID}) cannot be deleted (5039): hide them instead.
+ * After a change the sidebar is rebuilt from the caller's refetched menu.
+ * Test hooks: `menu-list`, `menu-filter`, `menu-refresh`, `menu-toggle-expand`, `menu-add`,
+ * `menu-add-child-<id>`, `menu-edit-<id>`, `menu-delete-<id>`; rows carry `data-row-key` =
+ * menu id (antd); the dialog's in MenuDialog.tsx.
  */
-import { ReloadOutlined, SearchOutlined } from '@ant-design/icons';
-import { buildTree, type MenuRow, type MenuType, type TreeNode } from '@ess/contract';
-import { useQuery } from '@tanstack/react-query';
-import { Button, Card, Input, Table, type TableColumnsType, Tag, Typography } from 'antd';
+import {
+  DeleteOutlined,
+  EditOutlined,
+  PlusOutlined,
+  PlusSquareOutlined,
+  ReloadOutlined,
+  SearchOutlined,
+} from '@ant-design/icons';
+import { buildTree, type MenuRow, type MenuType, Perm, type TreeNode } from '@ess/contract';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  Button,
+  Card,
+  Input,
+  Popconfirm,
+  Table,
+  type TableColumnsType,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { type Key, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { refreshMenu, usePermission } from '@/features/auth';
+import { showSuccess } from '@/shared/feedback';
 import { currentLang } from '@/shared/i18n';
 import { hasIcon, menuIcon } from '@/shared/icons';
-import { fetchMenuList } from '../api';
+import { deleteMenu, fetchMenuList, menuKeys } from '../api';
+import { MenuDialog } from './MenuDialog';
 import './menu.css';
+
+/** Ids below this are seeded by migrations (the id sequence starts here) and cannot be deleted. */
+const FIRST_USER_MENU_ID = 10_000;
 
 /** A table row: the menu row with children (absent on leaves, so antd shows no expander). */
 interface MenuNode extends MenuRow {
@@ -44,17 +72,77 @@ function idsWithChildren(nodes: MenuNode[]): number[] {
   return nodes.flatMap((n) => (n.children ? [n.id, ...idsWithChildren(n.children)] : []));
 }
 
+/** Delete with a confirm; disabled, saying why, for built-in entries and entries with children. */
+function DeleteButton({
+  row,
+  hasChildren,
+  onConfirm,
+}: {
+  row: MenuRow;
+  hasChildren: boolean;
+  onConfirm: () => Promise<unknown>;
+}) {
+  const { t } = useTranslation();
+  const blocked =
+    row.id < FIRST_USER_MENU_ID ? t('menus.builtIn') : hasChildren ? t('menus.hasChildren') : null;
+  const button = (
+    <Button
+      type="text"
+      size="small"
+      danger
+      disabled={blocked !== null}
+      icon={<DeleteOutlined />}
+      aria-label={t('common.delete')}
+      data-testid={`menu-delete-${row.id}`}
+    />
+  );
+  if (blocked) return <Tooltip title={blocked}>{button}</Tooltip>;
+  const title = currentLang() === 'en' ? row.titleEn : row.titleZh;
+  return (
+    <Popconfirm
+      title={t('menus.delete')}
+      description={t('menus.deleteConfirm', { title })}
+      okText={t('common.delete')}
+      okButtonProps={{ danger: true }}
+      cancelText={t('common.cancel')}
+      onConfirm={() => onConfirm().catch(() => undefined)}
+    >
+      <Tooltip title={t('common.delete')}>{button}</Tooltip>
+    </Popconfirm>
+  );
+}
+
 /** The menu management view. */
 export default function MenuListPage() {
   const { t, i18n } = useTranslation();
   const lang = currentLang();
   const [filter, setFilter] = useState('');
-  const query = useQuery({ queryKey: ['menuList'], queryFn: fetchMenuList });
+  const queryClient = useQueryClient();
+  const canSave = usePermission(Perm.menuSave);
+  const canDelete = usePermission(Perm.menuDelete);
+  const query = useQuery({ queryKey: menuKeys.list, queryFn: fetchMenuList });
+  const [dialog, setDialog] = useState<{ open: boolean; menu: MenuRow | null; parentId: number | null }>({
+    open: false,
+    menu: null,
+    parentId: null,
+  });
+
+  const remove = useMutation({
+    mutationFn: (row: MenuRow) => deleteMenu(row.id),
+    onSuccess: () => {
+      showSuccess(t('menus.deleted'));
+      void queryClient.invalidateQueries({ queryKey: menuKeys.list });
+      void refreshMenu().catch(() => undefined);
+    },
+  });
 
   const tree = useMemo(() => {
     const rows = [...(query.data ?? [])].sort((a, b) => a.sort - b.sort || a.id - b.id);
     return toNodes(buildTree(rows));
   }, [query.data]);
+
+  /** Ids of entries with children (in the whole list, whatever the filter shows). */
+  const parentIds = useMemo(() => new Set((query.data ?? []).map((r) => r.parentId)), [query.data]);
 
   const shown = useMemo(() => {
     const needle = filter.trim().toLowerCase();
@@ -129,8 +217,52 @@ export default function MenuListPage() {
         title: t('menus.colKeepAlive'),
         render: (_, row) => yesNo(row.keepAlive),
       },
+      ...(canSave || canDelete
+        ? [
+            {
+              key: 'actions',
+              title: t('menus.colActions'),
+              fixed: 'right' as const,
+              render: (_: unknown, row: MenuNode) => (
+                <span className="menu-list__actions">
+                  {canSave && row.type !== 'button' && (
+                    <Tooltip title={t('menus.addChild')}>
+                      <Button
+                        type="text"
+                        size="small"
+                        icon={<PlusSquareOutlined />}
+                        aria-label={t('menus.addChild')}
+                        onClick={() => setDialog({ open: true, menu: null, parentId: row.id })}
+                        data-testid={`menu-add-child-${row.id}`}
+                      />
+                    </Tooltip>
+                  )}
+                  {canSave && (
+                    <Tooltip title={t('common.edit')}>
+                      <Button
+                        type="text"
+                        size="small"
+                        icon={<EditOutlined />}
+                        aria-label={t('common.edit')}
+                        onClick={() => setDialog({ open: true, menu: row, parentId: row.parentId })}
+                        data-testid={`menu-edit-${row.id}`}
+                      />
+                    </Tooltip>
+                  )}
+                  {canDelete && (
+                    <DeleteButton
+                      row={row}
+                      hasChildren={parentIds.has(row.id)}
+                      onConfirm={() => remove.mutateAsync(row)}
+                    />
+                  )}
+                </span>
+              ),
+            },
+          ]
+        : []),
     ],
-    [lang, i18n.language],
+    [lang, i18n.language, canSave, canDelete, parentIds],
   );
 
   return (
@@ -157,6 +289,16 @@ export default function MenuListPage() {
           {t('common.refresh')}
         </Button>
         <span className="menu-list__total">{t('menus.total', { count: query.data?.length ?? 0 })}</span>
+        {canSave && (
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setDialog({ open: true, menu: null, parentId: null })}
+            data-testid="menu-add"
+          >
+            {t('menus.add')}
+          </Button>
+        )}
       </div>
       <Table<MenuNode>
         rowKey="id"
@@ -167,6 +309,13 @@ export default function MenuListPage() {
         pagination={false}
         scroll={{ x: 'max-content' }}
         expandable={{ expandedRowKeys: expanded, onExpandedRowsChange: (keys) => setExpanded(keys) }}
+      />
+      <MenuDialog
+        open={dialog.open}
+        menu={dialog.menu}
+        parentId={dialog.parentId}
+        rows={query.data ?? []}
+        onClose={() => setDialog((d) => ({ ...d, open: false }))}
       />
     </Card>
   );

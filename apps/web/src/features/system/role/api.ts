@@ -1,0 +1,70 @@
+/**
+ * Role calls (issue 5; shapes in @ess/contract api/organisation.ts, paths `OrgPath`). Every
+ * function resolves with the answer's `data` or rejects with `ApiError` after the client's spec
+ * §8 handling (the catalogue text of 5031–5036 is shown by the client).
+ */
+import {
+  type DataScopeKind,
+  type EnabledStatus,
+  OrgPath,
+  type RoleDetail,
+  type RoleRow,
+} from '@ess/contract';
+import { userInfoEcho } from '@/features/auth';
+import { request } from '@/shared/api/client';
+
+export interface RoleQuery {
+  pageNum: number;
+  pageSize: number;
+  /** Matches name or code. */
+  keyword?: string;
+  status?: EnabledStatus;
+}
+
+/** `role/pageList`: roles in the caller's scope with their employee counts. */
+export function fetchRoles(q: RoleQuery): Promise<{ list: RoleRow[]; total: number }> {
+  return request(OrgPath.rolePageList, { userInfo: userInfoEcho(), ...q });
+}
+
+/** `role/detail`: the role and the menu ids it grants (every id for an administrator role). Errors: 5031. */
+export function fetchRole(id: number): Promise<RoleDetail> {
+  return request<RoleDetail>(OrgPath.roleDetail, { userInfo: userInfoEcho(), id });
+}
+
+/** What the role dialog sends (contract `roleSaveRequest` / `roleUpdateRequest`). */
+export interface RoleForm {
+  name: string;
+  code: string;
+  remark: string | null;
+  status: EnabledStatus;
+  dataScope: DataScopeKind;
+  menuIds: number[];
+}
+
+/**
+ * `role/save` (no target) or `role/update` with the version read (optimistic lock).
+ * Errors: 5036 name or code exists, 5035 changed by someone else, 5031 not found, -100.
+ */
+export function saveRole(form: RoleForm, target?: { id: number; version: number }): Promise<unknown> {
+  const body = { userInfo: userInfoEcho(), ...form };
+  return target === undefined
+    ? request(OrgPath.roleSave, body)
+    : request(OrgPath.roleUpdate, { ...body, ...target });
+}
+
+/** `role/delete`. Errors: 5031 not found, 5032 still held by employees, 5033 administrator role. */
+export function deleteRole(id: number): Promise<unknown> {
+  return request(OrgPath.roleDelete, { userInfo: userInfoEcho(), id });
+}
+
+/** `role/copy`: a new role with the same rights and data scope. Errors: 5031, 5036. */
+export function copyRole(id: number, name: string, code: string): Promise<{ id: number }> {
+  return request<{ id: number }>(OrgPath.roleCopy, { userInfo: userInfoEcho(), id, name, code });
+}
+
+/** TanStack Query keys of roles. */
+export const roleKeys = {
+  all: ['roles'] as const,
+  list: (q: RoleQuery) => ['roles', 'list', q] as const,
+  detail: (id: number) => ['roles', 'detail', id] as const,
+};
