@@ -3,7 +3,7 @@
  * an employee with a role, and disabling that employee ends their session at once (the token
  * is refused and their open console asks them to sign in again). English texts on the
  * employee page; screenshots of both screens in zh/en at 1440 and 390 px
- * (.tmp/screenshots/<lang>-<size>-departments|employees|employee-dialog.png).
+ * (.tmp/screenshots/<lang>-<size>-departments|department-dialog|employees|employee-dialog.png).
  * Rows are named uniquely: the server is shared with the other e2e files.
  */
 import { OrgPath } from '@ess/contract';
@@ -166,7 +166,17 @@ describe('employees', () => {
     // The new employee signs in (the initial password is only flagged for a change).
     const detail = await asAdmin<{ mustChangePassword: boolean }>(OrgPath.employeeDetail, { id });
     expect(detail.mustChangePassword).toBe(true);
-    const employee = await apiSignIn(account, password);
+    await apiSignIn(account, password);
+
+    // The admin sets a new password: the old one stops working, the new one signs in.
+    const fresh = 'reset456';
+    await page.getByTestId(`employee-reset-${id}`).click();
+    await page.getByTestId('reset-password-new').fill(fresh);
+    await page.getByTestId('reset-password-confirm').fill(fresh);
+    await page.getByTestId('reset-password-submit').click();
+    await page.getByTestId('reset-password-dialog').waitFor({ state: 'detached' });
+    await expect(apiSignIn(account, password)).rejects.toThrow(/5080/);
+    const employee = await apiSignIn(account, fresh);
     const probe = () =>
       api(
         OrgPath.employeePageList,
@@ -177,7 +187,14 @@ describe('employees', () => {
 
     // Their own console, open in another browser.
     const other = await newPage(browser);
-    await signIn(other.page, { account, password });
+    await signIn(other.page, { account, password: fresh });
+    // With only the employee list right: the list, without the department tree or buttons.
+    await other.page.goto('/system/employee');
+    await other.page.getByTestId('employee-table').locator(`tr[data-row-key="${id}"]`).waitFor();
+    expect(await other.page.getByTestId('dept-tree').count()).toBe(0);
+    expect(await other.page.getByTestId('employee-add').count()).toBe(0);
+    expect(await other.page.getByTestId(`employee-status-${id}`).count()).toBe(0);
+    expect(await other.page.locator('.ant-message-error').count()).toBe(0);
 
     // The admin disables them after confirming.
     await page.getByTestId(`employee-status-${id}`).click();
@@ -294,6 +311,11 @@ describe.concurrent('screenshots', () => {
       await openSignedIn(page, '/system/dept', { lang });
       await page.getByTestId('dept-table').locator('tr[data-row-key]').first().waitFor();
       await screenshot(page, `${prefix}-departments`);
+      await page.locator('[data-testid^="dept-edit-"]').last().click();
+      await page.getByTestId('dept-dialog').waitFor();
+      await screenshot(page, `${prefix}-department-dialog`);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('dept-dialog').waitFor({ state: 'detached' });
 
       await page.goto('/system/employee');
       await page.getByTestId('employee-table').locator('tr[data-row-key]').first().waitFor();

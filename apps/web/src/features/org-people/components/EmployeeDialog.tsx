@@ -11,11 +11,19 @@
  * `employee-password-confirm`, `employee-name`, `employee-phone`, `employee-email`,
  * `employee-department`, `employee-roles`, `employee-admin`, `employee-submit`.
  */
-import { type DepartmentRow, EMAIL_PATTERN, type EmployeeRow, ErrorCode, PHONE_PATTERN } from '@ess/contract';
+import {
+  type DepartmentRow,
+  EMAIL_PATTERN,
+  type EmployeeRow,
+  ErrorCode,
+  Perm,
+  PHONE_PATTERN,
+} from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, Modal, Select, Switch, TreeSelect } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { usePermission } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showInfo, showSuccess } from '@/shared/feedback';
@@ -51,7 +59,8 @@ export type EmployeeDialogTarget =
 interface Props {
   /** Null: closed. */
   target: EmployeeDialogTarget | null;
-  departments: readonly DepartmentRow[];
+  /** The company's departments; null when the user may not list them (system:dept:list). */
+  departments: readonly DepartmentRow[] | null;
   onClose: () => void;
 }
 
@@ -74,14 +83,27 @@ export function EmployeeDialog({ target, departments, onClose }: Props) {
   const open = target !== null;
   const editing = target?.kind === 'edit' ? target.employee : null;
 
-  const roles = useQuery({ queryKey: orgPeopleKeys.roles, queryFn: fetchEnabledRoles, enabled: open });
+  // Choosing needs the lists: without system:role:list / system:dept:list the fields show the
+  // employee's current roles and department, read-only.
+  const canListRoles = usePermission(Perm.roleList);
+  const roles = useQuery({
+    queryKey: orgPeopleKeys.roles,
+    queryFn: fetchEnabledRoles,
+    enabled: open && canListRoles,
+  });
   const detail = useQuery({
     queryKey: orgPeopleKeys.employee(editing?.id ?? 0),
     queryFn: () => fetchEmployee(editing!.id),
     enabled: editing !== null,
   });
 
-  const departmentTree = useMemo(() => departmentOptions(departments), [departments]);
+  const departmentTree = useMemo(() => {
+    if (departments) return departmentOptions(departments);
+    const current = detail.data ?? editing;
+    return current?.departmentId && current.departmentName
+      ? [{ value: current.departmentId, title: current.departmentName, disabled: false, children: [] }]
+      : [];
+  }, [departments, detail.data, editing]);
   const roleOptions = useMemo(() => {
     const options = (roles.data ?? []).map((r) => ({ value: r.id, label: r.name }));
     // Roles the employee holds but that are not offered (disabled since) still show by name.
@@ -218,8 +240,13 @@ export function EmployeeDialog({ target, departments, onClose }: Props) {
             >
               <Input maxLength={254} autoComplete="off" inputMode="email" data-testid="employee-email" />
             </Form.Item>
-            <Form.Item<Values> name="departmentId" label={t('employees.field.department')}>
+            <Form.Item<Values>
+              name="departmentId"
+              label={t('employees.field.department')}
+              extra={departments ? undefined : t('employees.hint.departmentLocked')}
+            >
               <TreeSelect
+                disabled={!departments}
                 allowClear
                 showSearch
                 treeDefaultExpandAll
@@ -230,8 +257,13 @@ export function EmployeeDialog({ target, departments, onClose }: Props) {
               />
             </Form.Item>
           </div>
-          <Form.Item<Values> name="roleIds" label={t('employees.field.roles')}>
+          <Form.Item<Values>
+            name="roleIds"
+            label={t('employees.field.roles')}
+            extra={canListRoles ? undefined : t('employees.hint.rolesLocked')}
+          >
             <Select
+              disabled={!canListRoles}
               mode="multiple"
               allowClear
               options={roleOptions}

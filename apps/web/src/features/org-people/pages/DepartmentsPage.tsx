@@ -19,7 +19,7 @@ import {
 } from '@ant-design/icons';
 import { type DepartmentRow, Perm } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Empty, Input, Popconfirm, Table, type TableColumnsType, Tooltip } from 'antd';
+import { Button, Card, Empty, Grid, Input, Popconfirm, Table, type TableColumnsType, Tooltip } from 'antd';
 import { type Key, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
@@ -43,6 +43,8 @@ export default function DepartmentsPage() {
   const queryClient = useQueryClient();
   const canSave = usePermission(Perm.deptSave);
   const canDelete = usePermission(Perm.deptDelete);
+  // On phones only the actions stay put, so the other columns have room to scroll.
+  const wide = Grid.useBreakpoint().md ?? false;
   const [filter, setFilter] = useState('');
   const [dialog, setDialog] = useState<DepartmentDialogTarget | null>(null);
   const query = useQuery({ queryKey: orgPeopleKeys.departments, queryFn: fetchDepartments });
@@ -70,7 +72,7 @@ export default function DepartmentsPage() {
       {
         key: 'name',
         title: t('departments.col.name'),
-        fixed: 'left',
+        fixed: wide ? 'left' : undefined,
         render: (_, d) => <span className="org-name">{d.name}</span>,
       },
       { key: 'leader', title: t('departments.col.leader'), render: (_, d) => d.leader ?? NO_VALUE },
@@ -149,7 +151,7 @@ export default function DepartmentsPage() {
       });
     }
     return cols;
-  }, [i18n.language, canSave, canDelete]);
+  }, [i18n.language, canSave, canDelete, wide]);
 
   return (
     <Card variant="borderless" className="org-page" data-testid="dept-page">

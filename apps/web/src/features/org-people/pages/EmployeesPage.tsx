@@ -2,7 +2,7 @@
  * System → Employees (`system/employee/index`): the company's department tree on the left
  * (choosing one lists its employees and those of the departments below it), the employee table
  * on the right (search, status filter, paging, status switch, add / edit / reset password /
- * delete). Below 992 px the two columns stack. Buttons follow system:employee:save|delete|
+ * delete). Below 992 px the two columns stack. Without system:dept:list the tree is left out. Buttons follow system:employee:save|delete|
  * status|resetPwd; the server checks again (5034).
  * Test hooks: `employee-page` (and those of the components and dialogs).
  */
@@ -25,7 +25,12 @@ export default function EmployeesPage() {
   const canReset = usePermission(Perm.employeeResetPassword);
   const selfId = useSession((s) => s.user?.employeeId ?? null);
 
-  const departments = useQuery({ queryKey: orgPeopleKeys.departments, queryFn: fetchDepartments });
+  const canListDepartments = usePermission(Perm.deptList);
+  const departments = useQuery({
+    queryKey: orgPeopleKeys.departments,
+    queryFn: fetchDepartments,
+    enabled: canListDepartments,
+  });
   const [departmentId, setDepartmentId] = useState<number | null>(null);
   const [dialog, setDialog] = useState<EmployeeDialogTarget | null>(null);
   const [resetFor, setResetFor] = useState<EmployeeRow | null>(null);
@@ -33,13 +38,18 @@ export default function EmployeesPage() {
   const onEdit = useCallback((employee: EmployeeRow) => setDialog({ kind: 'edit', employee }), []);
 
   return (
-    <div className="org-people" data-testid="employee-page">
-      <DepartmentTreePanel
-        departments={departments.data ?? []}
-        loading={departments.isLoading}
-        selected={departmentId}
-        onSelect={setDepartmentId}
-      />
+    <div
+      className={canListDepartments ? 'org-people' : 'org-people org-people--single'}
+      data-testid="employee-page"
+    >
+      {canListDepartments && (
+        <DepartmentTreePanel
+          departments={departments.data ?? []}
+          loading={departments.isLoading}
+          selected={departmentId}
+          onSelect={setDepartmentId}
+        />
+      )}
       <EmployeeTable
         departmentId={departmentId}
         selfId={selfId}
@@ -51,7 +61,11 @@ export default function EmployeesPage() {
         onEdit={onEdit}
         onReset={setResetFor}
       />
-      <EmployeeDialog target={dialog} departments={departments.data ?? []} onClose={() => setDialog(null)} />
+      <EmployeeDialog
+        target={dialog}
+        departments={canListDepartments ? (departments.data ?? []) : null}
+        onClose={() => setDialog(null)}
+      />
       <ResetPasswordDialog employee={resetFor} onClose={() => setResetFor(null)} />
     </div>
   );

@@ -483,6 +483,8 @@ const enUS: Resources = {
       password:
         'At least 6 characters; the employee must change it at the first sign-in. If the account already exists in another company, it is added to this company and keeps its own password; this one is then not used.',
       admin: 'An administrator employee cannot be deleted.',
+      departmentLocked: 'Choosing a department needs the right to view departments.',
+      rolesLocked: 'Choosing roles needs the right to view roles.',
     },
     rule: {
       accountRequired: 'Please enter the sign-in account',

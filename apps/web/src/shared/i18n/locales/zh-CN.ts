@@ -475,6 +475,8 @@ const zhCN = {
       password:
         '至少 6 位，员工首次登录后必须修改。若该账号已在其他公司存在，则直接加入本公司并沿用原密码，此处填写的密码不生效。',
       admin: '管理员员工不能被删除。',
+      departmentLocked: '需要“部门管理”查看权限才能选择部门。',
+      rolesLocked: '需要“角色管理”查看权限才能选择角色。',
     },
     rule: {
       accountRequired: '请输入登录账号',
