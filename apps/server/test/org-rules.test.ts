@@ -532,10 +532,14 @@ describe.each(engines)('organisation rules on %s', (engine) => {
       await refuse(admin.token, OrgPath.employeeStatus, { id: self, status: 'disabled' }, 5057);
       await refuse(admin.token, OrgPath.employeeDelete, { id: self }, 5057);
       // A plain employee can be deleted, with its account when it has no other company.
-      const plain = await okCall(admin.token, OrgPath.employeeSave, saveBody());
+      // Signed in, it is signed out for good.
+      const body = saveBody();
+      const plain = await okCall(admin.token, OrgPath.employeeSave, body);
       const { userId } = await okCall(admin.token, OrgPath.employeeDetail, { id: plain.id });
+      const session = await signIn(ctx.app, body.account, 'init-pass-1');
       await okCall(admin.token, OrgPath.employeeDelete, { id: plain.id });
       expect(await db().select().from(userAccount).where(eq(userAccount.id, userId))).toEqual([]);
+      expect((await probe(session.token)).code).toBe(E.TOKEN_INVALID);
     });
 
     it('5031: a role of another company or a missing role', async () => {
@@ -573,6 +577,34 @@ describe.each(engines)('organisation rules on %s', (engine) => {
       );
       // What it may do: a plain role.
       await okCall(token, OrgPath.employeeSave, saveBody({ roleIds: [plainRole] }));
+    });
+
+    it('5034: an employee who is no administrator cannot hand out a role with rights it does not hold', async () => {
+      const manager = await grantedStaff(companyId, [120, 121]);
+      const wider = await addScopedRole(db(), {
+        companyId,
+        dataScope: 'all',
+        menuIds: [120, 121, 122, 123, 124, 130, 131],
+      });
+      const token = manager.session.token;
+      await refuse(
+        token,
+        OrgPath.employeeUpdate,
+        { id: manager.employeeId, name: 'x', roleIds: [manager.roleId, wider] },
+        5034,
+      );
+      await refuse(token, OrgPath.employeeSave, saveBody({ roleIds: [wider] }), 5034);
+    });
+
+    it('5034: an employee who is no administrator cannot take an administrator role away', async () => {
+      const manager = await grantedStaff(companyId, [120, 121]);
+      const boss = await addStaff(db(), { companyId, roleIds: [companyAdminRole] });
+      await refuse(
+        manager.session.token,
+        OrgPath.employeeUpdate,
+        { id: boss.employeeId, name: 'x', roleIds: [] },
+        5034,
+      );
     });
 
     it('disabling ends the employee’s sessions at once (50012); a disabled employee cannot sign in (5052)', async () => {
@@ -872,6 +904,19 @@ describe.each(engines)('organisation rules on %s', (engine) => {
       await refuse(admin.token, OrgPath.menuUpdate, { id: dir, ...dirBody({ parentId: dir }) }, 5040);
       await refuse(admin.token, OrgPath.menuUpdate, { id: dir, ...dirBody({ parentId: page }) }, 5040);
       await refuse(admin.token, OrgPath.menuUpdate, { id: page, ...pageBody(button) }, 5040);
+    });
+
+    it('5040: an entry with children cannot become a button (its children would hang under one)', async () => {
+      const dir = (await okCall(admin.token, OrgPath.menuSave, dirBody())).id;
+      const page = pageBody(dir);
+      const pageId = (await okCall(admin.token, OrgPath.menuSave, page)).id;
+      await okCall(admin.token, OrgPath.menuSave, buttonBody(pageId));
+      await refuse(
+        admin.token,
+        OrgPath.menuUpdate,
+        { id: pageId, ...page, type: 'button', perms: 'test:page:edit' },
+        5040,
+      );
     });
 
     it('-100 naming `component` for a page without one', async () => {
