@@ -420,6 +420,11 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: HIDDEN,
       e: SEES,
     },
+    [OrgPath.roleMenuOptions]: {
+      body: () => ({ companyId: A }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
     [OrgPath.roleDetail]: { body: () => ({ id: roleA }), b: code(ErrorCode.ROLE_NOT_FOUND), e: OK },
     [OrgPath.roleSave]: {
       body: () => ({

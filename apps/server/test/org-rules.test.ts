@@ -575,8 +575,9 @@ describe.each(engines)('organisation rules on %s', (engine) => {
         { id: staff.employeeId, password: digest('pw-new-1') },
         5034,
       );
-      // What it may do: a plain role.
-      await okCall(token, OrgPath.employeeSave, saveBody({ roleIds: [plainRole] }));
+      // What it may do: a role no wider than itself (menus it holds, the same data scope).
+      const narrow = await addScopedRole(db(), { companyId, dataScope: 'company', menuIds: [120] });
+      await okCall(token, OrgPath.employeeSave, saveBody({ roleIds: [narrow] }));
     });
 
     it('5034: an employee who is no administrator cannot hand out a role with rights it does not hold', async () => {

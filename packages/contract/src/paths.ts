@@ -52,6 +52,8 @@ export const OrgPath = {
   roleDelete: '/api-bms/role/delete',
   roleDetail: '/api-bms/role/detail',
   roleCopy: '/api-bms/role/copy',
+  /** ours: the menu rows the caller may grant to a role (the role authority tree). */
+  roleMenuOptions: '/api-bms/role/menuOptions',
   menuSave: '/api-bms/menu/save',
   menuUpdate: '/api-bms/menu/update',
   menuDelete: '/api-bms/menu/delete',

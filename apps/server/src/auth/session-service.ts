@@ -344,6 +344,18 @@ export class SessionService {
   }
 
   /** The companies `userId` belongs to, with both statuses (for the company pick at sign-in). */
+  /** The first company (lowest id) an account belongs to, for logging its sign-in attempts. */
+  async firstCompanyOfAccount(account: string): Promise<number | null> {
+    const [row] = await this.db
+      .select({ companyId: employee.companyId })
+      .from(employee)
+      .innerJoin(userAccount, eq(userAccount.id, employee.userId))
+      .where(eq(userAccount.account, account.trim()))
+      .orderBy(employee.companyId)
+      .limit(1);
+    return row?.companyId ?? null;
+  }
+
   async memberships(userId: number) {
     return this.db
       .select({

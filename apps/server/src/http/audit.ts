@@ -6,7 +6,8 @@
  *
  * Handlers describe the change with `recordChange(request, {targetId, before, after})`; when a
  * call fails before that (or a handler does not call it), the log keeps the request body
- * (masked) as `after` and the body's `id` as the target. The row is written before the answer
+ * (masked) as `after` and the body's `id` as the target; a handler that names no `after` keeps the
+ * body too. The row is written before the answer
  * leaves; a failure to write it is logged and does not change the answer.
  */
 import { MASKED_VALUE } from '@ess/contract';
@@ -28,12 +29,19 @@ declare module 'fastify' {
 
 export interface AuditChange {
   targetId?: string | number | null;
+  /** The company the entry belongs to when there is no signed-in caller (a sign-in attempt). */
+  companyId?: number | null;
   before?: unknown;
   after?: unknown;
 }
 
-/** Names of fields whose values never reach the log. */
+/** Names of fields whose values never reach the log (not flags such as `mustChangePassword`). */
 const SECRET_KEY = /password|secret|token|ticket/i;
+const FLAG_KEY = /^(must|is|has)[A-Z]/;
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) && !FLAG_KEY.test(key);
+}
 
 /** A deep copy of `value` with secret fields replaced by `MASKED_VALUE` and `userInfo` dropped. */
 export function maskSecrets(value: unknown): unknown {
@@ -44,7 +52,7 @@ export function maskSecrets(value: unknown): unknown {
     for (const [key, inner] of Object.entries(value)) {
       if (key === 'userInfo') continue;
       out[key] =
-        SECRET_KEY.test(key) && inner !== null && inner !== undefined ? MASKED_VALUE : maskSecrets(inner);
+        isSecretKey(key) && inner !== null && inner !== undefined ? MASKED_VALUE : maskSecrets(inner);
     }
     return out;
   }
@@ -91,7 +99,7 @@ export function registerAudit(app: FastifyInstance, db: Db): void {
       const typedAccount = typeof body.account === 'string' ? body.account.trim() : null;
       const targetId = change?.targetId ?? (typeof body.id === 'number' ? body.id : null);
       await db.insert(operationLog).values({
-        companyId: auth?.companyId ?? null,
+        companyId: auth?.companyId ?? change?.companyId ?? null,
         employeeId: auth?.employeeId ?? null,
         account: operator?.account ?? typedAccount,
         operatorName: operator?.name ?? null,
@@ -99,7 +107,7 @@ export function registerAudit(app: FastifyInstance, db: Db): void {
         targetType: audit.targetType,
         targetId: targetId === null ? null : String(targetId),
         before: change?.before === undefined ? null : maskSecrets(change.before),
-        after: change ? (change.after === undefined ? null : maskSecrets(change.after)) : maskSecrets(body),
+        after: change?.after !== undefined ? maskSecrets(change.after) : maskSecrets(body),
         code: codeOf(payload),
         ip: request.ip,
       });

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { EMAIL_PATTERN, PHONE_PATTERN, validationMessages } from '../validation';
 import { userInfoEcho } from './envelope';
+import { menuRowSchema } from './menu';
 import { pageQuery } from './registry';
 import { passwordHashSchema } from './user';
 
@@ -272,6 +273,16 @@ export const roleCopyRequest = z.object({
   name: trimmed(32),
   code: roleFields.code,
 });
+
+/** The menu rows a role of `companyId` (default: the caller's) may be given by the caller. */
+export const roleMenuOptionsRequest = z.object({ userInfo: userInfoEcho, companyId: id.optional() });
+export const roleMenuOptionsResponse = z.object({
+  /** Rows to show in the role authority tree (with both titles). */
+  list: z.array(menuRowSchema),
+  /** Ids the caller may add to or remove from a role (the others are shown locked). */
+  grantable: z.array(id),
+});
+export type RoleMenuOptions = z.infer<typeof roleMenuOptionsResponse>;
 
 /* ───────────── Shared answers ───────────── */
 

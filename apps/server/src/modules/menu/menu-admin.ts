@@ -3,7 +3,7 @@
  * (one tree for every company), so these calls need platform-only permissions.
  *
  * Rules: the parent exists and is not a button, and on update is neither the row itself nor one
- * below it (5040); a missing row answers 5037; a row with children cannot be deleted (5038);
+ * below it, and a row with children cannot become a button (5040); a missing row answers 5037; a row with children cannot be deleted (5038);
  * rows seeded by migrations (ids below {@link FIRST_CUSTOM_MENU_ID}) cannot be deleted (5039: a
  * later migration may refer to them; hide them instead). Every write clears the menu cache.
  */
@@ -61,6 +61,14 @@ async function checkParent(db: Db, parentId: number | null, selfId?: number): Pr
   }
 }
 
+async function childCount(db: Db, id: number): Promise<number> {
+  const [{ children } = { children: 0 }] = await db
+    .select({ children: count() })
+    .from(menu)
+    .where(eq(menu.parentId, id));
+  return Number(children);
+}
+
 export async function createMenu(db: Db, input: MenuInput): Promise<MenuRecord> {
   await checkParent(db, input.parentId ?? null);
   const [row] = await db.insert(menu).values(columnsOf(input)).returning();
@@ -71,6 +79,9 @@ export async function createMenu(db: Db, input: MenuInput): Promise<MenuRecord> 
 export async function updateMenu(db: Db, id: number, input: MenuInput) {
   const before = await findMenu(db, id);
   await checkParent(db, input.parentId ?? null, id);
+  if (input.type === 'button' && (await childCount(db, id)) > 0) {
+    throw new ApiError(ErrorCode.MENU_PARENT_INVALID);
+  }
   const [after] = await db.update(menu).set(columnsOf(input)).where(eq(menu.id, id)).returning();
   forgetMenus(db);
   return { before, after: after! };

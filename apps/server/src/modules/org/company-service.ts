@@ -70,9 +70,9 @@ export class CompanyService {
         phone: company.phone,
         status: company.status,
         createdAt: company.createdAt,
-        employeeCount: sql<number>`(SELECT count(*) FROM ${employee} WHERE ${employee.companyId} = ${company.id})`,
-        siteCount: sql<number>`(SELECT count(*) FROM ${site} WHERE ${site.companyId} = ${company.id})`,
-        assignedDeviceCount: sql<number>`(SELECT count(*) FROM ${device} WHERE ${device.agentId} = ${company.id} AND ${device.gatewayId} IS NULL)`,
+        employeeCount: sql<number>`(SELECT count(*) FROM employee x WHERE x.company_id = "company".id)`,
+        siteCount: sql<number>`(SELECT count(*) FROM site x WHERE x.company_id = "company".id)`,
+        assignedDeviceCount: sql<number>`(SELECT count(*) FROM device x WHERE x.agent_id = "company".id AND x.gateway_id IS NULL)`,
       })
       .from(company)
       .leftJoin(parent, eq(parent.id, company.parentId))

@@ -32,7 +32,7 @@ export class DepartmentService {
     const rows = await this.db
       .select({
         department,
-        employeeCount: sql<number>`(SELECT count(*) FROM ${employee} WHERE ${employee.departmentId} = ${department.id})`,
+        employeeCount: sql<number>`(SELECT count(*) FROM employee x WHERE x.department_id = "department".id)`,
       })
       .from(department)
       .where(

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { recordChange } from '../../http/audit';
 import { ok } from '../../http/envelope';
 import { dataScopeOf } from '../../tenancy/company-scope';
-import { memberFacts } from '../menu/menu-service';
+import { menuAccess } from '../menu/menu-service';
 import { type Caller, EmployeeService } from './employee-service';
 
 const tags = ['employee'];
@@ -34,11 +34,15 @@ const nullData = envelopeOf(z.null());
 export const employeeAdminRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new EmployeeService(app.db, app.sessions, app.config.auth.scryptLogN);
   const scopeOf = (request: FastifyRequest) => dataScopeOf(app.db, request.auth);
-  const callerOf = async (request: FastifyRequest): Promise<Caller> => ({
-    employeeId: request.auth.employeeId,
-    companyId: request.auth.companyId,
-    isAdmin: (await memberFacts(app.db, request.auth.employeeId)).admin,
-  });
+  const callerOf = async (request: FastifyRequest): Promise<Caller> => {
+    const access = await menuAccess(app.db, request.auth.employeeId);
+    return {
+      employeeId: request.auth.employeeId,
+      companyId: request.auth.companyId,
+      isAdmin: access.admin,
+      granted: access.granted,
+    };
+  };
 
   app.post(
     OrgPath.employeePageList,

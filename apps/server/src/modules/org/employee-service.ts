@@ -26,13 +26,14 @@ import { hashPassword } from '../../auth/password';
 import type { SessionService } from '../../auth/session-service';
 import type { Db } from '../../db/database';
 import { likePattern } from '../../db/like';
-import { company, department, employee, employeeRole, role, userAccount } from '../../db/schema';
+import { company, department, employee, employeeRole, role, roleMenu, userAccount } from '../../db/schema';
 import { ApiError } from '../../http/api-error';
 import {
   type DataScope,
   departmentSubtree,
   employeeInScope,
   scopeIncludes,
+  widestScope,
 } from '../../tenancy/company-scope';
 
 type EmployeeUpdate = z.infer<typeof employeeUpdateRequest>;
@@ -51,6 +52,8 @@ export interface Caller {
   employeeId: number;
   companyId: number;
   isAdmin: boolean;
+  /** Menu ids the caller's roles grant explicitly. */
+  granted: ReadonlySet<number>;
 }
 
 export class EmployeeService {
@@ -159,6 +162,7 @@ export class EmployeeService {
     caller: Caller,
     companyId: number,
     input: { departmentId?: number | null; roleIds: number[]; isAdmin: boolean },
+    currentRoleIds: readonly number[] = [],
   ): Promise<void> {
     const departmentId = input.departmentId ?? null;
     if (departmentId !== null) {
@@ -176,14 +180,46 @@ export class EmployeeService {
     }
     const roleIds = [...new Set(input.roleIds)];
     if (roleIds.length > 0) {
-      const roles = await this.db
-        .select({ id: role.id, isAdmin: role.isAdmin })
+      const found = await this.db
+        .select({ id: role.id })
         .from(role)
         .where(and(inArray(role.id, roleIds), eq(role.companyId, companyId)));
-      if (roles.length !== roleIds.length) throw new ApiError(ErrorCode.ROLE_NOT_FOUND);
-      if (!caller.isAdmin && roles.some((r) => r.isAdmin)) throw new ApiError(ErrorCode.NO_PERMISSION);
+      if (found.length !== roleIds.length) throw new ApiError(ErrorCode.ROLE_NOT_FOUND);
     }
-    if (!caller.isAdmin && input.isAdmin) throw new ApiError(ErrorCode.NO_PERMISSION);
+    if (!caller.isAdmin) {
+      if (input.isAdmin) throw new ApiError(ErrorCode.NO_PERMISSION);
+      const changed = [
+        ...roleIds.filter((id) => !currentRoleIds.includes(id)),
+        ...currentRoleIds.filter((id) => !roleIds.includes(id)),
+      ];
+      await this.assertWithinCaller(scope, caller, changed);
+    }
+  }
+
+  /**
+   * A caller who is not an administrator may give or take only roles that are no wider than
+   * itself: not an administrator role, no menu it does not hold, no wider data scope (5034).
+   */
+  private async assertWithinCaller(scope: DataScope, caller: Caller, roleIds: number[]): Promise<void> {
+    if (roleIds.length === 0) return;
+    const roles = await this.db
+      .select({ id: role.id, isAdmin: role.isAdmin, dataScope: role.dataScope })
+      .from(role)
+      .where(inArray(role.id, roleIds));
+    const grants = await this.db
+      .select({ menuId: roleMenu.menuId })
+      .from(roleMenu)
+      .where(inArray(roleMenu.roleId, roleIds));
+    const wider = roles.some(
+      (r) =>
+        r.isAdmin ||
+        widestScope([
+          { isAdmin: false, dataScope: r.dataScope },
+          { isAdmin: false, dataScope: scope.kind },
+        ]) !== scope.kind,
+    );
+    if (wider || grants.some((g) => !caller.granted.has(g.menuId)))
+      throw new ApiError(ErrorCode.NO_PERMISSION);
   }
 
   /** Creates an employee (and the account when it is new). */
@@ -233,7 +269,13 @@ export class EmployeeService {
   async update(scope: DataScope, caller: Caller, input: EmployeeUpdate) {
     const before = await this.detail(scope, input.id);
     if (!caller.isAdmin && input.isAdmin !== before.isAdmin) throw new ApiError(ErrorCode.NO_PERMISSION);
-    await this.checkAssignments(scope, caller, before.companyId, { ...input, isAdmin: false });
+    await this.checkAssignments(
+      scope,
+      caller,
+      before.companyId,
+      { ...input, isAdmin: false },
+      before.roles.map((r) => r.id),
+    );
     await this.db.transaction(async (tx) => {
       await tx
         .update(employee)

@@ -12,6 +12,8 @@ import {
   roleDetailSchema,
   roleListRequest,
   roleListResponse,
+  roleMenuOptionsRequest,
+  roleMenuOptionsResponse,
   roleSaveRequest,
   roleUpdateRequest,
 } from '@ess/contract';
@@ -21,7 +23,7 @@ import { z } from 'zod';
 import { recordChange } from '../../http/audit';
 import { ok } from '../../http/envelope';
 import { companyScope } from '../../tenancy/company-scope';
-import { menuAccess } from '../menu/menu-service';
+import { menuAccess, toMenuRow } from '../menu/menu-service';
 import { RoleService } from './role-service';
 
 const tags = ['role'];
@@ -59,6 +61,29 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => ok(request, await service.detail(await scopeOf(request), request.body.id)),
+  );
+
+  app.post(
+    OrgPath.roleMenuOptions,
+    {
+      config: { permission: Perm.roleList },
+      schema: {
+        tags,
+        summary:
+          'The menu rows a role of the company may be given by the caller (every holdable row for an administrator, else the caller’s own), and which of them the caller may add or remove. Errors: 6000',
+        body: roleMenuOptionsRequest,
+        response: { 200: envelopeOf(roleMenuOptionsResponse.nullable()) },
+      },
+    },
+    async (request) => {
+      const companyId = request.body.companyId ?? request.auth.companyId;
+      const options = await service.grantableMenus(
+        await scopeOf(request),
+        companyId,
+        await accessOf(request),
+      );
+      return ok(request, { list: options.list.map(toMenuRow), grantable: options.grantable });
+    },
   );
 
   app.post(

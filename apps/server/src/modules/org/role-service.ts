@@ -44,7 +44,7 @@ export class RoleService {
       .select({
         role,
         companyName: company.name,
-        employeeCount: sql<number>`(SELECT count(*) FROM ${employeeRole} WHERE ${employeeRole.roleId} = ${role.id})`,
+        employeeCount: sql<number>`(SELECT count(*) FROM employee_role x WHERE x.role_id = "role".id)`,
       })
       .from(role)
       .innerJoin(company, eq(company.id, role.companyId));
@@ -109,16 +109,45 @@ export class RoleService {
     return row?.type === 'platform';
   }
 
-  /** Checks that `menuIds` may be granted to a role of `companyId` by this caller. */
-  private async checkGrants(companyId: number, menuIds: number[], caller: MenuAccess): Promise<number[]> {
+  /**
+   * Checks that `menuIds` may be held by a role of `companyId` and that this caller may make the
+   * change from `current`: a caller who is not an administrator may only add or remove entries it
+   * holds itself (the role's other entries stay as they are).
+   */
+  private async checkGrants(
+    companyId: number,
+    menuIds: number[],
+    caller: MenuAccess,
+    current: readonly number[] = [],
+  ): Promise<number[]> {
     const ids = [...new Set(menuIds)];
     const holdable = new Set(
       holdableMenus(await allMenus(this.db), await this.isPlatform(companyId)).map((m) => m.id),
     );
     if (ids.some((id) => !holdable.has(id))) throw new ApiError(ErrorCode.MENU_NOT_FOUND);
-    if (!caller.admin && ids.some((id) => !caller.granted.has(id)))
-      throw new ApiError(ErrorCode.NO_PERMISSION);
+    if (!caller.admin) {
+      const before = new Set(current);
+      const after = new Set(ids);
+      const changed = [...ids.filter((id) => !before.has(id)), ...current.filter((id) => !after.has(id))];
+      if (changed.some((id) => !caller.granted.has(id))) throw new ApiError(ErrorCode.NO_PERMISSION);
+    }
     return ids;
+  }
+
+  /**
+   * The menu rows a role of `companyId` may be given by this caller, with both titles: every row
+   * the company may hold for an administrator, else the caller's own rows (the granted ones and
+   * the directories above them; only the granted ones can be added or removed).
+   */
+  async grantableMenus(scope: CompanyScope, companyId: number, caller: MenuAccess) {
+    if (!scopeIncludes(scope, companyId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
+    const holdable = holdableMenus(await allMenus(this.db), await this.isPlatform(companyId));
+    if (caller.admin) return { list: holdable, grantable: holdable.map((m) => m.id) };
+    const own = new Set(caller.rows.map((m) => m.id));
+    return {
+      list: holdable.filter((m) => own.has(m.id)),
+      grantable: holdable.filter((m) => caller.granted.has(m.id)).map((m) => m.id),
+    };
   }
 
   private async assertUnique(companyId: number, name: string, code: string, exceptId?: number) {
@@ -164,7 +193,9 @@ export class RoleService {
     if (before.isAdmin && (input.status !== 'enabled' || input.dataScope !== before.dataScope)) {
       throw new ApiError(ErrorCode.ROLE_ADMIN_UNDELETABLE);
     }
-    const menuIds = before.isAdmin ? [] : await this.checkGrants(before.companyId, input.menuIds, caller);
+    const menuIds = before.isAdmin
+      ? []
+      : await this.checkGrants(before.companyId, input.menuIds, caller, before.menuIds);
     await this.assertUnique(before.companyId, input.name, input.code, input.id);
     await this.db.transaction(async (tx) => {
       const updated = await tx

@@ -24,6 +24,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../http/api-error';
+import { recordChange } from '../../http/audit';
 import { tokenOf } from '../../http/auth-hook';
 import { ok } from '../../http/envelope';
 import { menuAccess, permissionsOf, toMenuTree } from '../menu/menu-service';
@@ -51,7 +52,11 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: envelopeOf(loginResponse.nullable()) },
       },
     },
-    async (request) => ok(request, await sessions.login(request.body, clientOf(request))),
+    async (request) => {
+      // The log entry belongs to the account's (first) company, so its administrators see it.
+      recordChange(request, { companyId: await sessions.firstCompanyOfAccount(request.body.account) });
+      return ok(request, await sessions.login(request.body, clientOf(request)));
+    },
   );
 
   app.post(
