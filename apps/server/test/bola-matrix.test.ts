@@ -330,6 +330,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     },
 
     ...Object.assign({}, ...COMPANY_KINDS.map(companyCases)),
+    [OrgPath.companyOptions]: {
+      body: () => ({}),
+      marker: () => `${M}-sub-`,
+      a: SEES,
+      b: HIDDEN,
+      e: HIDDEN,
+      d: SEES, // its role has no menus but the default data scope (own company and sub-companies)
+    },
     [OrgPath.agentDevices]: {
       body: () => ({ agentId: sub.agent }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),

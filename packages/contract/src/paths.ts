@@ -59,6 +59,8 @@ export const OrgPath = {
   menuDelete: '/api-bms/menu/delete',
   /** ours: the operation log. */
   logPageList: '/api-bms/log/pageList',
+  /** ours: every company the caller may see, for company pickers. */
+  companyOptions: '/api-bms/company/options',
   /** ours: devices of an agent, and (un)assigning them. */
   agentDevices: '/api-bms/agent/devices',
   agentAssignDevices: '/api-bms/agent/assignDevices',

@@ -77,6 +77,19 @@ export type CompanyInput = z.infer<typeof companyInput>;
 export const companyUpdate = companyInput.extend({ id });
 export const companyStatusRequest = z.object({ userInfo: userInfoEcho, id, status });
 
+/** Every company the caller may see (any kind), for company pickers. */
+export const companyOptionsRequest = z.object({ userInfo: userInfoEcho });
+export const companyOptionSchema = z.object({
+  id,
+  name: z.string(),
+  /** platform | agent | investor | construction | owner */
+  type: z.string(),
+  parentId: id.nullable(),
+  status,
+});
+export type CompanyOption = z.infer<typeof companyOptionSchema>;
+export const companyOptionsResponse = z.object({ list: z.array(companyOptionSchema) });
+
 /** Devices of an agent (gateways and their devices, by SN). */
 export const agentDevicesRequest = z.object({ userInfo: userInfoEcho, agentId: id });
 export const agentDeviceSchema = z.object({

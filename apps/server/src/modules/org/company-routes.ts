@@ -13,6 +13,8 @@ import {
   companyInput,
   companyListRequest,
   companyListResponse,
+  companyOptionsRequest,
+  companyOptionsResponse,
   companyPath,
   companyStatusRequest,
   companyUpdate,
@@ -121,6 +123,20 @@ export const companyRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
   }
+
+  app.post(
+    OrgPath.companyOptions,
+    {
+      config: { signedIn: true },
+      schema: {
+        tags: ['company'],
+        summary: 'Every company the caller may see (its data scope), any kind, by name: for company pickers',
+        body: companyOptionsRequest,
+        response: { 200: envelopeOf(companyOptionsResponse.nullable()) },
+      },
+    },
+    async (request) => ok(request, { list: await service.options(await scopeOf(request)) }),
+  );
 
   app.post(
     OrgPath.agentDevices,

@@ -14,6 +14,7 @@ import {
   type AgentDevice,
   type CompanyInput,
   type CompanyKind,
+  type CompanyOption,
   type CompanyRow,
   ErrorCode,
 } from '@ess/contract';
@@ -90,6 +91,26 @@ export class CompanyService {
       createdAt: r.createdAt.toISOString(),
     }));
     return { list, total: Number(total) };
+  }
+
+  /** Every company in scope (any kind), by name. */
+  async options(scope: CompanyScope): Promise<CompanyOption[]> {
+    const rows = await this.db
+      .select({
+        id: company.id,
+        name: company.name,
+        type: company.type,
+        parentId: company.parentId,
+        status: company.status,
+      })
+      .from(company)
+      .where(inScope(scope, company.id))
+      .orderBy(asc(company.name));
+    return rows.map((r) => ({
+      ...r,
+      parentId: r.parentId !== null && scopeIncludes(scope, r.parentId) ? r.parentId : null,
+      status: r.status === 'disabled' ? 'disabled' : 'enabled',
+    }));
   }
 
   /** The company of `kind` with `id` in scope; 6000 otherwise. */
