@@ -11,6 +11,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database';
 import { company, device, site } from '../db/schema';
+import { insertCompany } from '../modules/org/company-service';
 import { deviceSecretHash, newDeviceSecret } from '../modules/registry/device-secret';
 
 /** Demo companies by what they run (names are data, stored in Chinese like customer data). */
@@ -46,12 +47,7 @@ export async function registerDemoFleet(
       const [existing] = await tx.select().from(company).where(eq(company.name, spec.name));
       const id =
         existing?.id ??
-        (
-          await tx
-            .insert(company)
-            .values({ name: spec.name, type: spec.type, parentId: platform?.id ?? null })
-            .returning()
-        )[0]!.id;
+        (await insertCompany(tx, { name: spec.name, type: spec.type, parentId: platform?.id ?? null })).id;
       companyIds.set(key, id);
     }
     for (const [i, fs] of fleet.entries()) {

@@ -32,6 +32,25 @@ const parent = alias(company, 'parent');
 /** Name and code of the administrator role every company gets. */
 export const COMPANY_ADMIN_ROLE = { name: '管理员', code: 'admin' } as const;
 
+/** A transaction of `Db` (or `Db` itself). */
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
+/**
+ * Inserts a company with its administrator role (every company gets one, so its first employee
+ * can be given it). Used by company creation and by the demo fleet.
+ */
+export async function insertCompany(tx: Tx, values: typeof company.$inferInsert) {
+  const [row] = await tx.insert(company).values(values).returning();
+  await tx.insert(role).values({
+    companyId: row!.id,
+    ...COMPANY_ADMIN_ROLE,
+    remark: 'Administrator: holds every menu / 拥有全部菜单',
+    isAdmin: true,
+    dataScope: 'company',
+  });
+  return row!;
+}
+
 export interface CompanyListQuery {
   pageNum: number;
   pageSize: number;
@@ -142,20 +161,15 @@ export class CompanyService {
     const parentId = input.parentId ?? callerCompanyId;
     if (!scopeIncludes(scope, parentId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
     await this.assertUnique(input.name, input.phone);
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(company)
-        .values({ type: kind, name: input.name, contact: input.contact, phone: input.phone, parentId })
-        .returning();
-      await tx.insert(role).values({
-        companyId: row!.id,
-        ...COMPANY_ADMIN_ROLE,
-        remark: 'Administrator: holds every menu / 拥有全部菜单',
-        isAdmin: true,
-        dataScope: 'company',
-      });
-      return row!;
-    });
+    return this.db.transaction((tx) =>
+      insertCompany(tx, {
+        type: kind,
+        name: input.name,
+        contact: input.contact,
+        phone: input.phone,
+        parentId,
+      }),
+    );
   }
 
   /** Updates name, contact and phone (the parent stays: companies are not moved). */
