@@ -1,11 +1,13 @@
 /**
- * Department and employee calls (issue 5; shapes in @ess/contract api/organisation.ts, paths
- * `OrgPath`). Every function resolves with the answer's `data` or rejects with `ApiError` after
+ * Company options, department and employee calls (issue 5; shapes in @ess/contract
+ * api/organisation.ts, paths `OrgPath`). Lists and saves take the company chosen in the company
+ * picker (`companyId`; the server defaults to the caller's). Every function resolves with the answer's `data` or rejects with `ApiError` after
  * the client's spec §8 handling: the catalogue text of the code in the UI language, e.g.
  * 5000–5004 for departments, 5050–5057, 5031 and 5034 for employees; -100 shows the server's
  * msg, which names the field.
  */
 import {
+  type CompanyOption,
   type DepartmentRow,
   type EmployeeRow,
   type EnabledStatus,
@@ -24,11 +26,25 @@ export interface Page<T> {
 /** Largest page the server answers (contract `pageQuery`). */
 export const MAX_PAGE_SIZE = 500;
 
+/* ───────────── Companies ───────────── */
+
+/** `company/options`: every company the caller may see (any kind), for the company picker. */
+export async function fetchCompanyOptions(): Promise<CompanyOption[]> {
+  const data = await request<{ list: CompanyOption[] }>(OrgPath.companyOptions, { userInfo: userInfoEcho() });
+  return data.list;
+}
+
 /* ───────────── Departments ───────────── */
 
-/** `department/departmentList`: every department of the caller's company, flat (build the tree with `buildTree`). */
-export async function fetchDepartments(): Promise<DepartmentRow[]> {
-  const data = await request<{ list: DepartmentRow[] }>(OrgPath.departmentList, { userInfo: userInfoEcho() });
+/**
+ * `department/departmentList`: every department of `companyId` (the caller's when undefined),
+ * flat (build the tree with `buildTree`). Errors: 6000 company out of reach.
+ */
+export async function fetchDepartments(companyId: number | undefined): Promise<DepartmentRow[]> {
+  const data = await request<{ list: DepartmentRow[] }>(OrgPath.departmentList, {
+    userInfo: userInfoEcho(),
+    companyId,
+  });
   return data.list;
 }
 
@@ -43,15 +59,18 @@ export interface DepartmentForm {
 }
 
 /**
- * `department/save` (no id) or `department/update`. Errors: 5000 (parent or department
- * missing), 5003 the parent is the department itself or below it, 5004 the name exists at
- * this level.
+ * `department/save` in `target.companyId` or `department/update` of `target.id` (a department
+ * stays in its company). Errors: 5000 (parent or department missing), 5003 the parent is the
+ * department itself or below it, 5004 the name exists at this level.
  */
-export function saveDepartment(form: DepartmentForm, id?: number): Promise<unknown> {
+export function saveDepartment(
+  form: DepartmentForm,
+  target: { companyId: number | undefined } | { id: number },
+): Promise<unknown> {
   const body = { userInfo: userInfoEcho(), ...form };
-  return id === undefined
-    ? request(OrgPath.departmentSave, body)
-    : request(OrgPath.departmentUpdate, { ...body, id });
+  return 'id' in target
+    ? request(OrgPath.departmentUpdate, { ...body, id: target.id })
+    : request(OrgPath.departmentSave, { ...body, companyId: target.companyId });
 }
 
 /** `department/delete`. Errors: 5000 missing, 5001 has sub-departments, 5002 has employees. */
@@ -62,6 +81,8 @@ export function deleteDepartment(id: number): Promise<unknown> {
 /* ───────────── Employees ───────────── */
 
 export interface EmployeeQuery {
+  /** The caller's company when undefined. */
+  companyId: number | undefined;
   pageNum: number;
   pageSize: number;
   /** Account, name or phone. */
@@ -71,7 +92,7 @@ export interface EmployeeQuery {
   status?: EnabledStatus;
 }
 
-/** `employee/pageList`: employees of the caller's company with department and roles. */
+/** `employee/pageList`: employees of the company with department and roles. */
 export function fetchEmployees(q: EmployeeQuery): Promise<Page<EmployeeRow>> {
   return request<Page<EmployeeRow>>(OrgPath.employeePageList, { userInfo: userInfoEcho(), ...q });
 }
@@ -92,13 +113,14 @@ export interface EmployeeForm {
 }
 
 /**
- * `employee/save`: a new employee with its sign-in account and initial password (sent as the
- * SHA-256 digest; to be changed at first sign-in). An account that already exists in another
+ * `employee/save`: a new employee of `companyId` (the caller's company when undefined) with its
+ * sign-in account and initial password (sent as the SHA-256 digest; to be changed at first
+ * sign-in). An account that already exists in another
  * company is linked instead and keeps its own password (`linkedExistingAccount`).
  * Errors: 5050 the account is already an employee here, 5000 department, 5031 role.
  */
 export function createEmployee(
-  form: EmployeeForm & { account: string; password: string },
+  form: EmployeeForm & { account: string; password: string; companyId: number | undefined },
 ): Promise<{ id: number; linkedExistingAccount: boolean }> {
   return request(OrgPath.employeeSave, {
     userInfo: userInfoEcho(),
@@ -134,10 +156,11 @@ export function resetEmployeePassword(id: number, password: string): Promise<unk
   });
 }
 
-/** `role/pageList` (one page of 500): the enabled roles an employee can be given. */
-export async function fetchEnabledRoles(): Promise<RoleRow[]> {
+/** `role/pageList` (one page of 500): the enabled roles of `companyId` an employee of it can be given. */
+export async function fetchEnabledRoles(companyId: number | undefined): Promise<RoleRow[]> {
   const page = await request<Page<RoleRow>>(OrgPath.rolePageList, {
     userInfo: userInfoEcho(),
+    companyId,
     pageNum: 1,
     pageSize: MAX_PAGE_SIZE,
     status: 'enabled',
@@ -147,9 +170,11 @@ export async function fetchEnabledRoles(): Promise<RoleRow[]> {
 
 /** TanStack Query keys of this feature. */
 export const orgPeopleKeys = {
+  companies: ['org-people', 'companies'] as const,
   departments: ['org-people', 'departments'] as const,
+  departmentsOf: (companyId: number | undefined) => ['org-people', 'departments', companyId] as const,
   employees: ['org-people', 'employees'] as const,
   employeeList: (q: EmployeeQuery) => ['org-people', 'employees', 'list', q] as const,
   employee: (id: number) => ['org-people', 'employees', 'detail', id] as const,
-  roles: ['org-people', 'roles'] as const,
+  rolesOf: (companyId: number | undefined) => ['org-people', 'roles', companyId] as const,
 };

@@ -36,13 +36,15 @@ export type DepartmentDialogTarget =
 interface Props {
   /** Null: closed. */
   target: DepartmentDialogTarget | null;
+  /** The company a new department is added to (the caller's when undefined). */
+  companyId: number | undefined;
   /** Every department of the company (for the parent picker). */
   departments: readonly DepartmentRow[];
   onClose: () => void;
 }
 
 /** The department dialog; see the module comment. */
-export function DepartmentDialog({ target, departments, onClose }: Props) {
+export function DepartmentDialog({ target, companyId, departments, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
@@ -67,7 +69,8 @@ export function DepartmentDialog({ target, departments, onClose }: Props) {
   }, [target, form]);
 
   const mutation = useMutation({
-    mutationFn: (values: DepartmentForm) => saveDepartment(values, editing?.id),
+    mutationFn: (values: DepartmentForm) =>
+      saveDepartment(values, editing ? { id: editing.id } : { companyId }),
     onSuccess: () => {
       showSuccess(t('departments.saved'));
       void queryClient.invalidateQueries({ queryKey: orgPeopleKeys.departments });

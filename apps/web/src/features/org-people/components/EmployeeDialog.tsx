@@ -2,11 +2,12 @@
  * Add / edit an employee (700 px, spec §9; full width on phones). On create: sign-in account
  * and initial password with confirmation (≥ 6 characters, sent as SHA-256 digest; the employee
  * must change it at first sign-in). Then name, phone (spec §5), e-mail, department
- * (TreeSelect), roles (the company's enabled roles, one page of 500) and the administrator
- * flag. Editing loads `employee/detail` and fills the form from it (from the list row until
- * it arrives). When `employee/save` answers `linkedExistingAccount`, the account already
- * belonged to another company: an information message says it keeps its own password.
- * 5050 (account already an employee here) also marks the account field.
+ * (TreeSelect of the chosen company's departments), roles (that company's enabled roles, one
+ * page of 500) and the administrator flag. A new employee joins the chosen company. Editing
+ * loads `employee/detail` and fills the form from it (from the list row until it arrives).
+ * When `employee/save` answers `linkedExistingAccount`, the account already belonged to another
+ * company: an information message says it keeps its own password. 5050 (account already an
+ * employee here) also marks the account field.
  * Test hooks: `employee-dialog`, `employee-account`, `employee-password`,
  * `employee-password-confirm`, `employee-name`, `employee-phone`, `employee-email`,
  * `employee-department`, `employee-roles`, `employee-admin`, `employee-submit`.
@@ -59,6 +60,8 @@ export type EmployeeDialogTarget =
 interface Props {
   /** Null: closed. */
   target: EmployeeDialogTarget | null;
+  /** The company whose employee this is (the caller's when undefined). */
+  companyId: number | undefined;
   /** The company's departments; null when the user may not list them (system:dept:list). */
   departments: readonly DepartmentRow[] | null;
   onClose: () => void;
@@ -76,7 +79,7 @@ function valuesOf(e: EmployeeRow): Partial<Values> {
 }
 
 /** The employee dialog; see the module comment. */
-export function EmployeeDialog({ target, departments, onClose }: Props) {
+export function EmployeeDialog({ target, companyId, departments, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
@@ -87,8 +90,8 @@ export function EmployeeDialog({ target, departments, onClose }: Props) {
   // employee's current roles and department, read-only.
   const canListRoles = usePermission(Perm.roleList);
   const roles = useQuery({
-    queryKey: orgPeopleKeys.roles,
-    queryFn: fetchEnabledRoles,
+    queryKey: orgPeopleKeys.rolesOf(companyId),
+    queryFn: () => fetchEnabledRoles(companyId),
     enabled: open && canListRoles,
   });
   const detail = useQuery({
@@ -141,7 +144,7 @@ export function EmployeeDialog({ target, departments, onClose }: Props) {
         return { linkedExistingAccount: false, account: editing.account };
       }
       const account = values.account.trim();
-      const answer = await createEmployee({ ...fields, account, password: values.password });
+      const answer = await createEmployee({ ...fields, account, password: values.password, companyId });
       return { linkedExistingAccount: answer.linkedExistingAccount, account };
     },
     onSuccess: ({ linkedExistingAccount, account }) => {

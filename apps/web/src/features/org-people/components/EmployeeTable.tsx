@@ -1,8 +1,8 @@
 /**
- * Employees of the chosen department (and the ones below it) or of the whole company: keyword
- * (account, name or phone) and status filters, server paging (`pageNum` / `pageSize`), and per
- * row account, name, phone, e-mail, department, roles, status, administrator flag, creation
- * time and actions (account with name, phone with e-mail, stacked so that every column fits at
+ * Employees of the chosen company: of the chosen department (and the ones below it) or of the
+ * whole company. Keyword (account, name or phone) and status filters, server paging
+ * (`pageNum` / `pageSize`), and per row account, name, phone, e-mail, department, roles,
+ * status, administrator flag, creation time and actions (account with name, phone with e-mail, stacked so that every column fits at
  * 1440 px). The status switch calls `employee/status`; disabling asks first, as it ends
  * the employee's sessions at once. One's own row can be neither disabled nor deleted (5057),
  * an administrator employee not deleted (5053): those controls are disabled with the reason.
@@ -35,6 +35,8 @@ import { deleteEmployee, type EmployeeQuery, fetchEmployees, orgPeopleKeys, setE
 import { StatusTag } from './StatusTag';
 
 interface Props {
+  /** The company listed (the caller's when undefined). */
+  companyId: number | undefined;
   /** Null: every employee of the company. */
   departmentId: number | null;
   /** The signed-in user's own employee id. */
@@ -50,6 +52,7 @@ interface Props {
 
 /** The employee table; see the module comment. */
 export function EmployeeTable({
+  companyId,
   departmentId,
   selfId,
   canEdit,
@@ -69,11 +72,12 @@ export function EmployeeTable({
   const [status, setStatus] = useState<EnabledStatus | undefined>();
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
 
-  // Another department or other filters start at the first page.
+  // Another company, department or other filters start at the first page.
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the filters change
-  useEffect(() => setPage((p) => ({ ...p, pageNum: 1 })), [departmentId, keyword, status]);
+  useEffect(() => setPage((p) => ({ ...p, pageNum: 1 })), [companyId, departmentId, keyword, status]);
 
   const q: EmployeeQuery = {
+    companyId,
     ...page,
     ...(departmentId === null ? {} : { departmentId }),
     ...(keyword ? { keyword } : {}),

@@ -1,5 +1,6 @@
 /**
- * System → Departments (`system/dept/index`): the caller's company's departments as a tree
+ * System → Departments (`system/dept/index`): the departments of one company (the caller's, or
+ * the one chosen in the company picker when the caller sees several) as a tree
  * table (flat `department/departmentList` → `buildTree`), filtered by name in the browser
  * (matches keep their ancestors), with leader, phone, employees directly in the department,
  * status and creation time. Add a top-level department or a sub-department of a row, edit,
@@ -26,6 +27,7 @@ import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
 import { deleteDepartment, fetchDepartments, orgPeopleKeys } from '../api';
+import { CompanyPicker, useCompanyChoice } from '../CompanyPicker';
 import { DepartmentDialog, type DepartmentDialogTarget } from '../components/DepartmentDialog';
 import { StatusTag } from '../components/StatusTag';
 import {
@@ -47,7 +49,11 @@ export default function DepartmentsPage() {
   const wide = Grid.useBreakpoint().md ?? false;
   const [filter, setFilter] = useState('');
   const [dialog, setDialog] = useState<DepartmentDialogTarget | null>(null);
-  const query = useQuery({ queryKey: orgPeopleKeys.departments, queryFn: fetchDepartments });
+  const [companyId, setCompanyId] = useCompanyChoice();
+  const query = useQuery({
+    queryKey: orgPeopleKeys.departmentsOf(companyId),
+    queryFn: () => fetchDepartments(companyId),
+  });
   const rows = query.data ?? [];
 
   const tree = useMemo(() => tableNodes(departmentForest(query.data ?? [])), [query.data]);
@@ -156,6 +162,7 @@ export default function DepartmentsPage() {
   return (
     <Card variant="borderless" className="org-page" data-testid="dept-page">
       <div className="org-toolbar">
+        <CompanyPicker value={companyId} onChange={setCompanyId} />
         <Input
           allowClear
           prefix={<SearchOutlined />}
@@ -213,7 +220,12 @@ export default function DepartmentsPage() {
           }}
         />
       </div>
-      <DepartmentDialog target={dialog} departments={rows} onClose={() => setDialog(null)} />
+      <DepartmentDialog
+        target={dialog}
+        companyId={companyId}
+        departments={rows}
+        onClose={() => setDialog(null)}
+      />
     </Card>
   );
 }

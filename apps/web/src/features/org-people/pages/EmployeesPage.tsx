@@ -1,9 +1,10 @@
 /**
- * System → Employees (`system/employee/index`): the company's department tree on the left
+ * System → Employees (`system/employee/index`): the company picker on top (when the caller sees
+ * several companies; the caller's own by default), the company's department tree on the left
  * (choosing one lists its employees and those of the departments below it), the employee table
  * on the right (search, status filter, paging, status switch, add / edit / reset password /
- * delete). Below 992 px the two columns stack. Without system:dept:list the tree is left out. Buttons follow system:employee:save|delete|
- * status|resetPwd; the server checks again (5034).
+ * delete). Below 992 px the two columns stack. Without system:dept:list the tree is left out.
+ * Buttons follow system:employee:save|delete|status|resetPwd; the server checks again (5034).
  * Test hooks: `employee-page` (and those of the components and dialogs).
  */
 import { type EmployeeRow, Perm } from '@ess/contract';
@@ -11,6 +12,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { usePermission, useSession } from '@/features/auth';
 import { fetchDepartments, orgPeopleKeys } from '../api';
+import { CompanyPicker, useCompanyChoice } from '../CompanyPicker';
 import { DepartmentTreePanel } from '../components/DepartmentTreePanel';
 import { EmployeeDialog, type EmployeeDialogTarget } from '../components/EmployeeDialog';
 import { EmployeeTable } from '../components/EmployeeTable';
@@ -26,12 +28,17 @@ export default function EmployeesPage() {
   const selfId = useSession((s) => s.user?.employeeId ?? null);
 
   const canListDepartments = usePermission(Perm.deptList);
+  const [companyId, setCompanyId] = useCompanyChoice();
   const departments = useQuery({
-    queryKey: orgPeopleKeys.departments,
-    queryFn: fetchDepartments,
+    queryKey: orgPeopleKeys.departmentsOf(companyId),
+    queryFn: () => fetchDepartments(companyId),
     enabled: canListDepartments,
   });
   const [departmentId, setDepartmentId] = useState<number | null>(null);
+  const pickCompany = (id: number) => {
+    setCompanyId(id);
+    setDepartmentId(null);
+  };
   const [dialog, setDialog] = useState<EmployeeDialogTarget | null>(null);
   const [resetFor, setResetFor] = useState<EmployeeRow | null>(null);
 
@@ -42,6 +49,7 @@ export default function EmployeesPage() {
       className={canListDepartments ? 'org-people' : 'org-people org-people--single'}
       data-testid="employee-page"
     >
+      <CompanyPicker value={companyId} onChange={pickCompany} className="org-people__picker" />
       {canListDepartments && (
         <DepartmentTreePanel
           departments={departments.data ?? []}
@@ -51,6 +59,7 @@ export default function EmployeesPage() {
         />
       )}
       <EmployeeTable
+        companyId={companyId}
         departmentId={departmentId}
         selfId={selfId}
         canEdit={canSave}
@@ -63,6 +72,7 @@ export default function EmployeesPage() {
       />
       <EmployeeDialog
         target={dialog}
+        companyId={companyId}
         departments={canListDepartments ? (departments.data ?? []) : null}
         onClose={() => setDialog(null)}
       />

@@ -5,7 +5,8 @@
  * client shows the catalogue message and the dialog reloads the role, saying so. A taken name or
  * code (5036) marks both fields; a role gone meanwhile (5031) closes the dialog. An
  * administrator role holds every menu: its tree is shown fully checked and, like its status and
- * data scope, cannot be changed (the server refuses those with 5033).
+ * data scope, cannot be changed (the server refuses those with 5033). The tree lists what a role
+ * of the role's company (a new role: the company chosen on the page) may be given.
  * Test hooks: `role-dialog`, `role-name`, `role-code`, `role-remark`, `role-status`,
  * `role-scope`, `role-admin-note`, `role-reloaded`, `role-submit` (and those of AuthorityTree).
  */
@@ -42,16 +43,18 @@ interface Props {
   open: boolean;
   /** The role to edit; none to add one. */
   role: RoleRow | null;
+  /** The company a new role is added to (the caller's when undefined). */
+  companyId: number | undefined;
   onClose: () => void;
 }
 
 /** The role dialog; see the module comment. */
-export function RoleDialog({ open, role, onClose }: Props) {
+export function RoleDialog({ open, role, companyId, onClose }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
   const [reloaded, setReloaded] = useState(false);
-  const grantable = useGrantableMenus(open, role?.companyId ?? null);
+  const grantable = useGrantableMenus(open, role?.companyId ?? companyId);
 
   const detail = useQuery({
     queryKey: roleKeys.detail(role?.id ?? 0),
@@ -87,7 +90,7 @@ export function RoleDialog({ open, role, onClose }: Props) {
 
   const mutation = useMutation({
     mutationFn: (values: RoleForm) =>
-      saveRole(values, current ? { id: current.id, version: current.version } : undefined),
+      saveRole(values, current ? { id: current.id, version: current.version } : { companyId }),
     onSuccess: () => {
       showSuccess(t('roles.saved'));
       void queryClient.invalidateQueries({ queryKey: roleKeys.all });
@@ -130,12 +133,7 @@ export function RoleDialog({ open, role, onClose }: Props) {
   };
 
   const loading = role !== null && !current;
-  const authorityHint = [
-    grantable.ownMenuOnly && t('roles.ownMenuOnly'),
-    grantable.menus.some((m) => m.locked) && t('roles.lockedHint'),
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const authorityHint = grantable.menus.some((m) => m.locked) ? t('roles.lockedHint') : undefined;
   const scopeOptions = DATA_SCOPES.map((s) => ({ value: s, label: t(`roles.scope.${s}`) }));
 
   return (
@@ -222,11 +220,7 @@ export function RoleDialog({ open, role, onClose }: Props) {
                 <AuthorityTree menus={grantable.menus} loading={grantable.loading} readOnly />
               </Form.Item>
             ) : (
-              <Form.Item<Values>
-                name="menuIds"
-                label={t('roles.field.authority')}
-                extra={authorityHint || undefined}
-              >
+              <Form.Item<Values> name="menuIds" label={t('roles.field.authority')} extra={authorityHint}>
                 <AuthorityTree menus={grantable.menus} loading={grantable.loading} />
               </Form.Item>
             )}

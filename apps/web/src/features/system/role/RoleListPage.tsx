@@ -1,9 +1,10 @@
 /**
- * System → Roles (`system/role/index`): roles in the caller's scope with search (name or code,
- * status) and paging — name, code, company, data scope, status, employees holding it,
- * administrator tag, created — and per row edit, copy and delete (confirmed). Buttons follow the
- * user's permissions (system:role:save | copy | delete); an administrator role or one still held
- * by employees offers no delete (the server refuses with 5033 / 5032 anyway).
+ * System → Roles (`system/role/index`): the roles of one company (the caller's, or the one chosen
+ * in the company picker when the caller sees several) with search (name or code, status) and
+ * paging — name, code, company, data scope, status, employees holding it, administrator tag,
+ * created — and per row edit, copy and delete (confirmed). Buttons follow the user's
+ * permissions (system:role:save | copy | delete); an administrator role or one still held by
+ * employees offers no delete (the server refuses with 5033 / 5032 anyway).
  * Test hooks: `role-page`, `role-search`, `role-filter-status`, `role-refresh`, `role-add`,
  * `role-table` (rows `data-row-key` = role id), `role-edit-<id>`, `role-copy-<id>`,
  * `role-delete-<id>` (and those of the dialogs).
@@ -26,6 +27,7 @@ import {
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
+import { CompanyPicker, useCompanyChoice } from '@/features/org-people';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
 import { deleteRole, fetchRoles, type RoleQuery, roleKeys } from './api';
@@ -46,13 +48,19 @@ export default function RoleListPage() {
   const [keyword, setKeyword] = useState('');
   const [status, setStatus] = useState<EnabledStatus | undefined>();
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
+  const [companyId, setCompanyId] = useCompanyChoice();
   const [dialog, setDialog] = useState<{ open: boolean; role: RoleRow | null }>({ open: false, role: null });
   const [copying, setCopying] = useState<{ open: boolean; role: RoleRow | null }>({
     open: false,
     role: null,
   });
 
-  const q: RoleQuery = { ...page, ...(keyword ? { keyword } : {}), ...(status ? { status } : {}) };
+  const q: RoleQuery = {
+    companyId,
+    ...page,
+    ...(keyword ? { keyword } : {}),
+    ...(status ? { status } : {}),
+  };
   const query = useQuery({
     queryKey: roleKeys.list(q),
     queryFn: () => fetchRoles(q),
@@ -191,6 +199,13 @@ export default function RoleListPage() {
   return (
     <Card variant="borderless" className="role-page" data-testid="role-page">
       <div className="role-page__toolbar">
+        <CompanyPicker
+          value={companyId}
+          onChange={(id) => {
+            setCompanyId(id);
+            setPage((p) => ({ ...p, pageNum: 1 }));
+          }}
+        />
         <Input.Search
           allowClear
           value={search}
@@ -265,6 +280,7 @@ export default function RoleListPage() {
       <RoleDialog
         open={dialog.open}
         role={dialog.role}
+        companyId={companyId}
         onClose={() => setDialog((d) => ({ ...d, open: false }))}
       />
       <RoleCopyDialog

@@ -8,12 +8,15 @@ import {
   type EnabledStatus,
   OrgPath,
   type RoleDetail,
+  type RoleMenuOptions,
   type RoleRow,
 } from '@ess/contract';
 import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
 
 export interface RoleQuery {
+  /** The caller's company when undefined. */
+  companyId: number | undefined;
   pageNum: number;
   pageSize: number;
   /** Matches name or code. */
@@ -21,7 +24,7 @@ export interface RoleQuery {
   status?: EnabledStatus;
 }
 
-/** `role/pageList`: roles in the caller's scope with their employee counts. */
+/** `role/pageList`: roles of the company with their employee counts. */
 export function fetchRoles(q: RoleQuery): Promise<{ list: RoleRow[]; total: number }> {
   return request(OrgPath.rolePageList, { userInfo: userInfoEcho(), ...q });
 }
@@ -42,14 +45,26 @@ export interface RoleForm {
 }
 
 /**
- * `role/save` (no target) or `role/update` with the version read (optimistic lock).
- * Errors: 5036 name or code exists, 5035 changed by someone else, 5031 not found, -100.
+ * `role/save` in `target.companyId` or `role/update` with the version read (optimistic lock; a
+ * role stays in its company). Errors: 5036 name or code exists, 5035 changed by someone else,
+ * 5031 not found, 5034 an entry the caller may not grant, -100.
  */
-export function saveRole(form: RoleForm, target?: { id: number; version: number }): Promise<unknown> {
+export function saveRole(
+  form: RoleForm,
+  target: { companyId: number | undefined } | { id: number; version: number },
+): Promise<unknown> {
   const body = { userInfo: userInfoEcho(), ...form };
-  return target === undefined
-    ? request(OrgPath.roleSave, body)
-    : request(OrgPath.roleUpdate, { ...body, ...target });
+  return 'id' in target
+    ? request(OrgPath.roleUpdate, { ...body, ...target })
+    : request(OrgPath.roleSave, { ...body, companyId: target.companyId });
+}
+
+/**
+ * `role/menuOptions`: the menu rows (both titles, display order) a role of `companyId` may be
+ * given by the caller, and the ids the caller may add or remove. Errors: 6000.
+ */
+export function fetchRoleMenuOptions(companyId: number | undefined): Promise<RoleMenuOptions> {
+  return request<RoleMenuOptions>(OrgPath.roleMenuOptions, { userInfo: userInfoEcho(), companyId });
 }
 
 /** `role/delete`. Errors: 5031 not found, 5032 still held by employees, 5033 administrator role. */
@@ -67,4 +82,5 @@ export const roleKeys = {
   all: ['roles'] as const,
   list: (q: RoleQuery) => ['roles', 'list', q] as const,
   detail: (id: number) => ['roles', 'detail', id] as const,
+  menuOptions: (companyId: number | undefined) => ['roles', 'menuOptions', companyId] as const,
 };

@@ -521,8 +521,6 @@ const enUS: Resources = {
     adminUndeletable: 'The administrator role cannot be deleted',
     inUse: 'Employees hold this role; it cannot be deleted',
     adminHoldsAll: 'An administrator role holds every menu; nothing to choose.',
-    ownMenuOnly:
-      'Without menu management rights only your own directories and pages are listed (no buttons).',
     lockedHint: 'Greyed entries are rights you do not hold yourself; you cannot grant or remove them.',
     checkAll: 'Select all',
     checkNone: 'Select none',
@@ -556,6 +554,12 @@ const enUS: Resources = {
       department: 'Own department',
       self: 'Only oneself',
     },
+  },
+  companyPicker: {
+    label: 'Company',
+    platform: 'Platform',
+    own: 'Own',
+    disabled: 'Disabled',
   },
   oplog: {
     operatorPlaceholder: 'Operator account or name',

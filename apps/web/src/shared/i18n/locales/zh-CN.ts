@@ -513,7 +513,6 @@ const zhCN = {
     adminUndeletable: '管理员角色不能删除',
     inUse: '角色已分配给员工，不能删除',
     adminHoldsAll: '管理员角色拥有全部菜单权限，无需勾选。',
-    ownMenuOnly: '你没有菜单管理权限，这里只列出你自己的目录和页面（不含按钮）。',
     lockedHint: '灰色的项你自己没有，不能授予或收回。',
     checkAll: '全选',
     checkNone: '全不选',
@@ -547,6 +546,12 @@ const zhCN = {
       department: '本部门',
       self: '仅本人',
     },
+  },
+  companyPicker: {
+    label: '公司',
+    platform: '平台',
+    own: '本公司',
+    disabled: '已禁用',
   },
   oplog: {
     operatorPlaceholder: '操作人账号或姓名',
