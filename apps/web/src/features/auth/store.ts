@@ -15,6 +15,8 @@ interface SessionState {
   user: SessionUser | null;
   setUser: (info: UserInfo) => void;
   setPermissions: (permissions: string[]) => void;
+  /** The user chose a new password: no longer asked to (`mustChangePassword` false). */
+  passwordChanged: () => void;
   clear: () => void;
 }
 
@@ -26,6 +28,7 @@ export const useSession = create<SessionState>((set) => ({
     set({ user });
   },
   setPermissions: (permissions) => set((s) => (s.user ? { user: { ...s.user, permissions } } : s)),
+  passwordChanged: () => set((s) => (s.user ? { user: { ...s.user, mustChangePassword: false } } : s)),
   clear: () => set({ user: null }),
 }));
 

@@ -2,7 +2,8 @@
  * The page frame (spec §1, §2, §4): 210 px sidebar from the menu tree, top bar, tags, and the
  * main area (keep-alive outlet with path-keyed transitions). Below 992 px the sidebar becomes a
  * drawer over the page with a backdrop that closes it. Also provides antd's context (locale,
- * theme, message and confirm hosts) and TanStack Query to the pages inside it.
+ * theme, message and confirm hosts) and TanStack Query to the pages inside it. Hosts the forced
+ * change-password dialog (a password set by an administrator must be changed first).
  * Test hooks: `frame`, `sidebar`, `sidebar-backdrop`, `main`.
  */
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -12,6 +13,7 @@ import { queryClient } from '@/shared/api/query';
 import { useDayjsLocale } from '@/shared/i18n/dayjs';
 import { HOME_PATH } from '@/shared/routing';
 import { AntdProvider } from '@/shared/ui/AntdProvider';
+import { ForcedPasswordChange } from './components/ForcedPasswordChange';
 import { Navbar } from './components/Navbar';
 import { Sidebar } from './components/Sidebar';
 import { KeepAliveOutlet } from './keep-alive/KeepAliveOutlet';
@@ -82,6 +84,7 @@ export default function Frame() {
             </main>
           </div>
         </div>
+        <ForcedPasswordChange />
       </QueryClientProvider>
     </AntdProvider>
   );

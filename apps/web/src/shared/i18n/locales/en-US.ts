@@ -76,6 +76,7 @@ const enUS: Resources = {
     newPassword: 'New password',
     confirmPassword: 'Confirm password',
     passwordChanged: 'Modified successfully',
+    forcedNote: 'An administrator set your password; please choose a new one first',
     emailTitle: 'E-mail subscription',
     email: 'E-mail',
     emailPlaceholder: 'Address that receives alarm e-mails',

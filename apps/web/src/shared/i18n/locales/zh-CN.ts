@@ -75,6 +75,7 @@ const zhCN = {
     newPassword: '新密码',
     confirmPassword: '确认密码',
     passwordChanged: '修改成功',
+    forcedNote: '管理员为您设置了初始密码，请先修改密码',
     emailTitle: '邮件订阅',
     email: '邮箱',
     emailPlaceholder: '接收告警邮件的地址',
