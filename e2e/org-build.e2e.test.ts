@@ -20,6 +20,7 @@ import {
   MOBILE,
   openSignedIn,
   recordCalls,
+  SCREENSHOTS_ON,
   screenshot,
   sha256Hex,
   signIn,
@@ -184,23 +185,27 @@ describe('a new agent built from the console', () => {
       ['desktop', DESKTOP],
       ['mobile', MOBILE],
     ] as const) {
-      it(`screenshots ${lang} ${size}`, async () => {
-        const { context, page } = await newPage(browser, viewport);
-        const prefix = `${lang}-${size}`;
-        await openSignedIn(page, '/system/employee', { lang });
-        await page.getByTestId('employee-table').locator('tr[data-row-key]').first().waitFor();
-        await page.getByTestId('company-picker').click();
-        await page.locator('.ant-select-dropdown:visible .ant-select-item-option').first().waitFor();
-        await screenshot(page, `${prefix}-company-picker`);
-        await page.keyboard.press('Escape');
+      it.runIf(SCREENSHOTS_ON)(
+        `screenshots ${lang} ${size}`,
+        async () => {
+          const { context, page } = await newPage(browser, viewport);
+          const prefix = `${lang}-${size}`;
+          await openSignedIn(page, '/system/employee', { lang });
+          await page.getByTestId('employee-table').locator('tr[data-row-key]').first().waitFor();
+          await page.getByTestId('company-picker').click();
+          await page.locator('.ant-select-dropdown:visible .ant-select-item-option').first().waitFor();
+          await screenshot(page, `${prefix}-company-picker`);
+          await page.keyboard.press('Escape');
 
-        await page.goto('/system/role');
-        await page.getByTestId('role-table').locator('tr[data-row-key]').first().waitFor();
-        await pickCompany(page, AGENT);
-        await page.getByTestId('role-table').locator('tr[data-row-key]').nth(1).waitFor();
-        await screenshot(page, `${prefix}-roles-picker`);
-        await context.close();
-      }, 120_000);
+          await page.goto('/system/role');
+          await page.getByTestId('role-table').locator('tr[data-row-key]').first().waitFor();
+          await pickCompany(page, AGENT);
+          await page.getByTestId('role-table').locator('tr[data-row-key]').nth(1).waitFor();
+          await screenshot(page, `${prefix}-roles-picker`);
+          await context.close();
+        },
+        120_000,
+      );
     }
   }
 });

@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, MOBILE, openSignedIn, screenshot, toast } from './support/app';
+import { DESKTOP, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, toast } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const stamp = Date.now().toString(36).slice(-6).toUpperCase();
@@ -136,7 +136,7 @@ describe('partner companies', () => {
       ['1440', DESKTOP],
       ['390', MOBILE],
     ] as const) {
-      it(`screenshots ${lang} ${size}`, async () => {
+      it.runIf(SCREENSHOTS_ON)(`screenshots ${lang} ${size}`, async () => {
         const { context, page } = await newPage(browser, viewport);
         await openSignedIn(page, '/org/agent', { lang });
         const prefix = `org-${lang}-${size}`;

@@ -17,6 +17,7 @@ import {
   DESKTOP,
   MOBILE,
   openSignedIn,
+  SCREENSHOTS_ON,
   screenshot,
   sha256Hex,
   signIn,
@@ -297,7 +298,7 @@ async function seedForScreenshots(): Promise<void> {
   }
 }
 
-describe.concurrent('screenshots', () => {
+describe.runIf(SCREENSHOTS_ON)('screenshots', { concurrent: true }, () => {
   beforeAll(seedForScreenshots);
 
   it.each([

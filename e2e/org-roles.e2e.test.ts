@@ -19,6 +19,7 @@ import {
   DESKTOP,
   MOBILE,
   openSignedIn,
+  SCREENSHOTS_ON,
   screenshot,
   sha256Hex,
   signIn,
@@ -235,7 +236,7 @@ describe('roles, rights and the operation log', () => {
     await context.close();
   });
 
-  it.each([
+  it.runIf(SCREENSHOTS_ON).each([
     ['zh', 'desktop'],
     ['zh', 'mobile'],
     ['en', 'desktop'],

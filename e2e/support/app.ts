@@ -17,6 +17,13 @@ export const ADMIN = { account: 'admin', password: 'admin123' } as const;
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '../../.tmp/screenshots');
 
 export const MOBILE = { width: 390, height: 844 } as const;
+
+/**
+ * The picture-only tests of the organisation screens run with `E2E_SCREENSHOTS=1`
+ * (`npm run screenshots`); `npm test` and CI skip them to stay fast. `screenshots.e2e.test.ts`
+ * (every screen, both languages, checked texts) always runs.
+ */
+export const SCREENSHOTS_ON = process.env.E2E_SCREENSHOTS === '1';
 export const DESKTOP = { width: 1440, height: 900 } as const;
 
 /** What the browser sends as the password: lower-case hex SHA-256 (spec §5). */
