@@ -580,6 +580,29 @@ describe.each(engines)('organisation rules on %s', (engine) => {
       await okCall(token, OrgPath.employeeSave, saveBody({ roleIds: [narrow] }));
     });
 
+    it('5034: an employee who is no administrator cannot disable or reset the password of someone wider', async () => {
+      const manager = await grantedStaff(companyId, [120, 123, 124]);
+      const token = manager.session.token;
+      const companyAdmin = await addStaff(db(), { companyId, roleIds: [companyAdminRole] });
+      const wider = await addStaff(db(), { companyId, roleIds: [plainRole] });
+      for (const target of [companyAdmin, wider]) {
+        await refuse(
+          token,
+          OrgPath.employeeResetPassword,
+          { id: target.employeeId, password: digest('taken-1') },
+          5034,
+        );
+        await refuse(token, OrgPath.employeeStatus, { id: target.employeeId, status: 'disabled' }, 5034);
+      }
+      const narrowRole = await addScopedRole(db(), { companyId, dataScope: 'company', menuIds: [120] });
+      const narrow = await addStaff(db(), { companyId, roleIds: [narrowRole] });
+      await okCall(token, OrgPath.employeeResetPassword, {
+        id: narrow.employeeId,
+        password: digest('fresh-1'),
+      });
+      await okCall(token, OrgPath.employeeStatus, { id: narrow.employeeId, status: 'disabled' });
+    });
+
     it('5034: an employee who is no administrator cannot hand out a role with rights it does not hold', async () => {
       const manager = await grantedStaff(companyId, [120, 121]);
       const wider = await addScopedRole(db(), {

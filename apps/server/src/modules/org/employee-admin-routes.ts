@@ -165,6 +165,7 @@ export const employeeAdminRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const change = await service.resetPassword(
         await scopeOf(request),
+        await callerOf(request),
         request.body.id,
         request.body.password,
       );

@@ -9,7 +9,8 @@
  * account is linked and keeps its password. Department of the same company and within the
  * caller's department scope (5000); roles of the same company (5031); only administrators may
  * grant administrator roles or the administrator flag (5034). Nobody disables or deletes
- * themself (5057); administrator employees cannot be deleted (5053). Disabling ends the
+ * themself (5057); administrator employees cannot be deleted (5053); a non-administrator may not
+ * disable or reset the password of an employee wider than itself (5034). Disabling ends the
  * employee's sessions at once. A password reset applies to the account, so it is refused (5034)
  * when the account also belongs to a company outside the caller's scope; it ends the account's
  * sessions and forces a change at next sign-in.
@@ -297,9 +298,29 @@ export class EmployeeService {
     return { before, after: await this.detail(scope, input.id) };
   }
 
+  /**
+   * A caller who is not an administrator may act on the account of (disable, reset the password
+   * of) only an employee no wider than itself: not an administrator, roles within its own
+   * rights — else it could sign in as someone with more rights (5034).
+   */
+  private async assertTargetWithinCaller(
+    scope: DataScope,
+    caller: Caller,
+    target: EmployeeRow,
+  ): Promise<void> {
+    if (caller.isAdmin) return;
+    if (target.isAdmin) throw new ApiError(ErrorCode.NO_PERMISSION);
+    await this.assertWithinCaller(
+      scope,
+      caller,
+      target.roles.map((r) => r.id),
+    );
+  }
+
   async setStatus(scope: DataScope, caller: Caller, id: number, status: 'enabled' | 'disabled') {
     const before = await this.detail(scope, id);
     if (id === caller.employeeId) throw new ApiError(ErrorCode.EMPLOYEE_SELF_ACTION);
+    await this.assertTargetWithinCaller(scope, caller, before);
     await this.db.update(employee).set({ status, updatedAt: new Date() }).where(eq(employee.id, id));
     if (status === 'disabled') await this.sessions.revokeEmployeeSessions([id], 'disabled');
     return { before: { status: before.status }, after: { status } };
@@ -320,8 +341,9 @@ export class EmployeeService {
     return before;
   }
 
-  async resetPassword(scope: DataScope, id: number, password: string) {
+  async resetPassword(scope: DataScope, caller: Caller, id: number, password: string) {
     const target = await this.detail(scope, id);
+    await this.assertTargetWithinCaller(scope, caller, target);
     const memberships = await this.db
       .select({ companyId: employee.companyId })
       .from(employee)
