@@ -8,14 +8,15 @@
  * `device-filter-keyword`, `device-refresh`, `device-add`, `device-edit-<id>`,
  * `device-delete-<id>`, `device-secret-<id>`; rows carry `data-row-key` = device id.
  */
-import { DeleteOutlined, EditOutlined, KeyOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { DeleteOutlined, EditOutlined, KeyOutlined } from '@ant-design/icons';
 import { DEVICE_TYPES, type DeviceRow, type DeviceType } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Input, Popconfirm, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Button, Empty, Popconfirm, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '@/shared/feedback';
 import { formatQuantity, NO_VALUE } from '@/shared/format';
+import { ListToolbar } from '@/shared/ui/ListToolbar';
 import {
   type DeviceQuery,
   type DeviceSecret,
@@ -57,7 +58,6 @@ export function DeviceTable({
   const queryClient = useQueryClient();
   const [type, setType] = useState<DeviceType | undefined>();
   const [online, setOnline] = useState<OnlineFilter>('all');
-  const [search, setSearch] = useState('');
   const [keyword, setKeyword] = useState('');
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
 
@@ -288,58 +288,50 @@ export function DeviceTable({
 
   return (
     <div className="device-panel">
-      <div className="device-panel__toolbar">
-        <Select<DeviceType>
-          allowClear
-          value={type}
-          onChange={(v) => setType(v)}
-          options={typeOptions}
-          placeholder={t('devices.allTypes')}
-          className="device-panel__type"
-          aria-label={t('devices.field.type')}
-          data-testid="device-filter-type"
-        />
-        <Select<OnlineFilter>
-          value={online}
-          onChange={setOnline}
-          options={onlineOptions}
-          className="device-panel__online"
-          aria-label={t('devices.field.status')}
-          data-testid="device-filter-online"
-        />
-        <Input.Search
-          allowClear
-          value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
-            if (!e.target.value) setKeyword('');
-          }}
-          onSearch={(v) => setKeyword(v.trim())}
-          placeholder={t('devices.keyword')}
-          className="device-panel__keyword"
-          data-testid="device-filter-keyword"
-        />
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={() => void queryClient.invalidateQueries({ queryKey: registryKeys.all })}
-            aria-label={t('common.refresh')}
-            data-testid="device-refresh"
-          />
-        </Tooltip>
-        {onAdd && (
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={onAdd}
-            className="device-panel__add"
-            data-testid="device-add"
-          >
-            {t('devices.addDevice')}
-          </Button>
-        )}
-      </div>
+      <ListToolbar
+        className="device-panel__toolbar"
+        before={
+          <>
+            <Select<DeviceType>
+              allowClear
+              value={type}
+              onChange={(v) => setType(v)}
+              options={typeOptions}
+              placeholder={t('devices.allTypes')}
+              className="device-panel__type"
+              aria-label={t('devices.field.type')}
+              data-testid="device-filter-type"
+            />
+            <Select<OnlineFilter>
+              value={online}
+              onChange={setOnline}
+              options={onlineOptions}
+              className="device-panel__online"
+              aria-label={t('devices.field.status')}
+              data-testid="device-filter-online"
+            />
+          </>
+        }
+        keyword={{
+          onSearch: setKeyword,
+          placeholder: t('devices.keyword'),
+          className: 'device-panel__keyword',
+          testId: 'device-filter-keyword',
+        }}
+        refresh={{
+          loading: query.isFetching && !query.isLoading,
+          onClick: () => void queryClient.invalidateQueries({ queryKey: registryKeys.all }),
+          testId: 'device-refresh',
+        }}
+        add={
+          onAdd && {
+            label: t('devices.addDevice'),
+            onClick: onAdd,
+            className: 'device-panel__add',
+            testId: 'device-add',
+          }
+        }
+      />
       <div data-testid="device-table">
         <Table<DeviceRow>
           rowKey="id"

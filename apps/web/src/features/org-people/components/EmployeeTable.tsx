@@ -11,26 +11,15 @@
  * `employee-filter-status`, `employee-refresh`, `employee-add`, `employee-status-<id>`,
  * `employee-edit-<id>`, `employee-reset-<id>`, `employee-delete-<id>`.
  */
-import { DeleteOutlined, EditOutlined, LockOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { DeleteOutlined, EditOutlined, LockOutlined } from '@ant-design/icons';
 import type { EmployeeRow, EnabledStatus } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Button,
-  Empty,
-  Grid,
-  Input,
-  Popconfirm,
-  Select,
-  Switch,
-  Table,
-  type TableColumnsType,
-  Tag,
-  Tooltip,
-} from 'antd';
+import { Button, Empty, Grid, Popconfirm, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { deleteEmployee, type EmployeeQuery, fetchEmployees, orgPeopleKeys, setEmployeeStatus } from '../api';
 import { StatusTag } from './StatusTag';
 
@@ -67,7 +56,6 @@ export function EmployeeTable({
   const queryClient = useQueryClient();
   // On phones only the actions stay put, so the other columns have room to scroll.
   const wide = Grid.useBreakpoint().md ?? false;
-  const [search, setSearch] = useState('');
   const [keyword, setKeyword] = useState('');
   const [status, setStatus] = useState<EnabledStatus | undefined>();
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
@@ -304,53 +292,40 @@ export function EmployeeTable({
 
   return (
     <section className="org-panel" aria-label={t('employees.title')}>
-      <div className="org-toolbar">
-        <Input.Search
-          allowClear
-          value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
-            if (!e.target.value) setKeyword('');
-          }}
-          onSearch={(v) => setKeyword(v.trim())}
-          placeholder={t('employees.keyword')}
-          className="org-toolbar__filter"
-          data-testid="employee-filter-keyword"
-        />
-        <Select<EnabledStatus>
-          allowClear
-          value={status}
-          onChange={(v) => setStatus(v)}
-          options={[
+      <ListToolbar<EnabledStatus>
+        className="org-toolbar"
+        keyword={{
+          onSearch: setKeyword,
+          placeholder: t('employees.keyword'),
+          className: 'org-toolbar__filter',
+          testId: 'employee-filter-keyword',
+        }}
+        status={{
+          value: status,
+          onChange: setStatus,
+          options: [
             { value: 'enabled', label: t('employees.status.enabled') },
             { value: 'disabled', label: t('employees.status.disabled') },
-          ]}
-          placeholder={t('employees.allStatus')}
-          className="org-toolbar__status"
-          aria-label={t('employees.col.status')}
-          data-testid="employee-filter-status"
-        />
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={refresh}
-            aria-label={t('common.refresh')}
-            data-testid="employee-refresh"
-          />
-        </Tooltip>
-        {onAdd && (
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={onAdd}
-            className="org-toolbar__end"
-            data-testid="employee-add"
-          >
-            {t('employees.add')}
-          </Button>
-        )}
-      </div>
+          ],
+          placeholder: t('employees.allStatus'),
+          ariaLabel: t('employees.col.status'),
+          className: 'org-toolbar__status',
+          testId: 'employee-filter-status',
+        }}
+        refresh={{
+          loading: query.isFetching && !query.isLoading,
+          onClick: refresh,
+          testId: 'employee-refresh',
+        }}
+        add={
+          onAdd && {
+            label: t('employees.add'),
+            onClick: onAdd,
+            className: 'org-toolbar__end',
+            testId: 'employee-add',
+          }
+        }
+      />
       <div data-testid="employee-table">
         <Table<EmployeeRow>
           rowKey="id"

@@ -11,13 +11,7 @@
  * `dept-table` (rows `data-row-key` = id), `dept-add-child-<id>`, `dept-edit-<id>`,
  * `dept-delete-<id>` (and the dialog's).
  */
-import {
-  DeleteOutlined,
-  EditOutlined,
-  PlusOutlined,
-  ReloadOutlined,
-  SearchOutlined,
-} from '@ant-design/icons';
+import { DeleteOutlined, EditOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { type DepartmentRow, Perm } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Empty, Grid, Input, Popconfirm, Table, type TableColumnsType, Tooltip } from 'antd';
@@ -26,6 +20,7 @@ import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
+import { RefreshButton } from '@/shared/ui/ListToolbar';
 import { deleteDepartment, fetchDepartments, orgPeopleKeys } from '../api';
 import { CompanyPicker, useCompanyChoice } from '../CompanyPicker';
 import { DepartmentDialog, type DepartmentDialogTarget } from '../components/DepartmentDialog';
@@ -179,15 +174,11 @@ export default function DepartmentsPage() {
         >
           {allOpen ? t('departments.collapseAll') : t('departments.expandAll')}
         </Button>
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={() => void query.refetch()}
-            aria-label={t('common.refresh')}
-            data-testid="dept-refresh"
-          />
-        </Tooltip>
+        <RefreshButton
+          loading={query.isFetching && !query.isLoading}
+          onClick={() => void query.refetch()}
+          testId="dept-refresh"
+        />
         <span className="org-toolbar__total">{t('departments.total', { count: rows.length })}</span>
         {canSave && (
           <Button

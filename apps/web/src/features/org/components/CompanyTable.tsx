@@ -7,14 +7,15 @@
  * `company-table` (rows carry `data-row-key` = id), `company-status-<id>`,
  * `company-assigned-<id>`, `company-edit-<id>`, `company-assign-<id>`.
  */
-import { ApartmentOutlined, EditOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, EditOutlined } from '@ant-design/icons';
 import type { CompanyKind, CompanyRow, EnabledStatus } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Input, Select, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Button, Empty, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
+import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { type CompanyQuery, fetchCompanies, orgKeys, setCompanyStatus } from '../api';
 
 interface Props {
@@ -31,7 +32,6 @@ export function CompanyTable({ kind, canStatus, canAssign, onAdd, onEdit, onAssi
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<EnabledStatus | undefined>();
-  const [search, setSearch] = useState('');
   const [keyword, setKeyword] = useState('');
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
 
@@ -177,53 +177,40 @@ export function CompanyTable({ kind, canStatus, canAssign, onAdd, onEdit, onAssi
 
   return (
     <>
-      <div className="company-toolbar">
-        <Input.Search
-          allowClear
-          value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
-            if (!e.target.value) setKeyword('');
-          }}
-          onSearch={(v) => setKeyword(v.trim())}
-          placeholder={t('org.keyword')}
-          className="company-toolbar__keyword"
-          data-testid="company-search"
-        />
-        <Select<EnabledStatus>
-          allowClear
-          value={status}
-          onChange={(v) => setStatus(v)}
-          options={[
+      <ListToolbar<EnabledStatus>
+        className="company-toolbar"
+        keyword={{
+          onSearch: setKeyword,
+          placeholder: t('org.keyword'),
+          className: 'company-toolbar__keyword',
+          testId: 'company-search',
+        }}
+        status={{
+          value: status,
+          onChange: setStatus,
+          options: [
             { value: 'enabled', label: t('org.status.enabled') },
             { value: 'disabled', label: t('org.status.disabled') },
-          ]}
-          placeholder={t('org.allStatus')}
-          className="company-toolbar__status"
-          aria-label={t('org.field.status')}
-          data-testid="company-filter-status"
-        />
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={() => void queryClient.invalidateQueries({ queryKey: orgKeys.all })}
-            aria-label={t('common.refresh')}
-            data-testid="company-refresh"
-          />
-        </Tooltip>
-        {onAdd && (
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={onAdd}
-            className="company-toolbar__add"
-            data-testid="company-add"
-          >
-            {t('org.add', { one })}
-          </Button>
-        )}
-      </div>
+          ],
+          placeholder: t('org.allStatus'),
+          ariaLabel: t('org.field.status'),
+          className: 'company-toolbar__status',
+          testId: 'company-filter-status',
+        }}
+        refresh={{
+          loading: query.isFetching && !query.isLoading,
+          onClick: () => void queryClient.invalidateQueries({ queryKey: orgKeys.all }),
+          testId: 'company-refresh',
+        }}
+        add={
+          onAdd && {
+            label: t('org.add', { one }),
+            onClick: onAdd,
+            className: 'company-toolbar__add',
+            testId: 'company-add',
+          }
+        }
+      />
       <div data-testid="company-table">
         <Table<CompanyRow>
           rowKey="id"

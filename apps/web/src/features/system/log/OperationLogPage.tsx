@@ -9,7 +9,7 @@
  * `oplog-refresh`, `oplog-table` (rows `data-row-key` = entry id), `oplog-detail-<id>` (and
  * those of the drawer).
  */
-import { ProfileOutlined, ReloadOutlined } from '@ant-design/icons';
+import { ProfileOutlined } from '@ant-design/icons';
 import type { OperationLogRow } from '@ess/contract';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, DatePicker, Grid, Input, Select, Table, type TableColumnsType, Tooltip } from 'antd';
@@ -17,6 +17,7 @@ import type { Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { RefreshButton } from '@/shared/ui/ListToolbar';
 import { fetchLogs, type LogQuery, logKeys } from './api';
 import { LogDetailDrawer } from './LogDetailDrawer';
 import { LogResult } from './LogResult';
@@ -200,15 +201,11 @@ export default function OperationLogPage() {
         >
           {t('oplog.reset')}
         </Button>
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={() => void queryClient.invalidateQueries({ queryKey: logKeys.all })}
-            aria-label={t('common.refresh')}
-            data-testid="oplog-refresh"
-          />
-        </Tooltip>
+        <RefreshButton
+          loading={query.isFetching && !query.isLoading}
+          onClick={() => void queryClient.invalidateQueries({ queryKey: logKeys.all })}
+          testId="oplog-refresh"
+        />
       </div>
       <div data-testid="oplog-table">
         <Table<OperationLogRow>

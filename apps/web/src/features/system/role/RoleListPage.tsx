@@ -9,27 +9,17 @@
  * `role-table` (rows `data-row-key` = role id), `role-edit-<id>`, `role-copy-<id>`,
  * `role-delete-<id>` (and those of the dialogs).
  */
-import { CopyOutlined, DeleteOutlined, EditOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { CopyOutlined, DeleteOutlined, EditOutlined } from '@ant-design/icons';
 import { type EnabledStatus, Perm, type RoleRow } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Button,
-  Card,
-  Grid,
-  Input,
-  Popconfirm,
-  Select,
-  Table,
-  type TableColumnsType,
-  Tag,
-  Tooltip,
-} from 'antd';
+import { Button, Card, Grid, Popconfirm, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { CompanyPicker, useCompanyChoice } from '@/features/org-people';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
+import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { deleteRole, fetchRoles, type RoleQuery, roleKeys } from './api';
 import { RoleCopyDialog } from './RoleCopyDialog';
 import { RoleDialog } from './RoleDialog';
@@ -44,7 +34,6 @@ export default function RoleListPage() {
   const canCopy = usePermission(Perm.roleCopy);
   const canDelete = usePermission(Perm.roleDelete);
 
-  const [search, setSearch] = useState('');
   const [keyword, setKeyword] = useState('');
   const [status, setStatus] = useState<EnabledStatus | undefined>();
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
@@ -191,73 +180,61 @@ export default function RoleListPage() {
     return cols;
   }, [i18n.language, canSave, canCopy, canDelete, withActions, wide]);
 
-  const statusOptions = [
+  const statusOptions: { value: EnabledStatus; label: string }[] = [
     { value: 'enabled', label: t('roles.status.enabled') },
     { value: 'disabled', label: t('roles.status.disabled') },
   ];
 
   return (
     <Card variant="borderless" className="role-page" data-testid="role-page">
-      <div className="role-page__toolbar">
-        <CompanyPicker
-          value={companyId}
-          onChange={(id) => {
-            setCompanyId(id);
-            setPage((p) => ({ ...p, pageNum: 1 }));
-          }}
-        />
-        <Input.Search
-          allowClear
-          value={search}
-          onChange={(e) => {
-            setSearch(e.target.value);
-            if (!e.target.value) {
-              setKeyword('');
+      <ListToolbar<EnabledStatus>
+        className="role-page__toolbar"
+        before={
+          <CompanyPicker
+            value={companyId}
+            onChange={(id) => {
+              setCompanyId(id);
               setPage((p) => ({ ...p, pageNum: 1 }));
-            }
-          }}
-          onSearch={(v) => {
-            setKeyword(v.trim());
+            }}
+          />
+        }
+        keyword={{
+          onSearch: (v) => {
+            setKeyword(v);
             setPage((p) => ({ ...p, pageNum: 1 }));
-          }}
-          placeholder={t('roles.keyword')}
-          className="role-page__keyword"
-          data-testid="role-search"
-        />
-        <Select<EnabledStatus>
-          allowClear
-          value={status}
-          onChange={(v) => {
+          },
+          placeholder: t('roles.keyword'),
+          className: 'role-page__keyword',
+          testId: 'role-search',
+        }}
+        status={{
+          value: status,
+          onChange: (v) => {
             setStatus(v);
             setPage((p) => ({ ...p, pageNum: 1 }));
-          }}
-          options={statusOptions}
-          placeholder={t('roles.allStatus')}
-          className="role-page__status"
-          aria-label={t('roles.field.status')}
-          data-testid="role-filter-status"
-        />
-        <Tooltip title={t('common.refresh')}>
-          <Button
-            icon={<ReloadOutlined />}
-            loading={query.isFetching && !query.isLoading}
-            onClick={() => void queryClient.invalidateQueries({ queryKey: roleKeys.all })}
-            aria-label={t('common.refresh')}
-            data-testid="role-refresh"
-          />
-        </Tooltip>
-        {canSave && (
-          <Button
-            type="primary"
-            icon={<PlusOutlined />}
-            onClick={() => setDialog({ open: true, role: null })}
-            className="role-page__add"
-            data-testid="role-add"
-          >
-            {t('roles.add')}
-          </Button>
-        )}
-      </div>
+          },
+          options: statusOptions,
+          placeholder: t('roles.allStatus'),
+          ariaLabel: t('roles.field.status'),
+          className: 'role-page__status',
+          testId: 'role-filter-status',
+        }}
+        refresh={{
+          loading: query.isFetching && !query.isLoading,
+          onClick: () => void queryClient.invalidateQueries({ queryKey: roleKeys.all }),
+          testId: 'role-refresh',
+        }}
+        add={
+          canSave
+            ? {
+                label: t('roles.add'),
+                onClick: () => setDialog({ open: true, role: null }),
+                className: 'role-page__add',
+                testId: 'role-add',
+              }
+            : undefined
+        }
+      />
       <div data-testid="role-table">
         <Table<RoleRow>
           rowKey="id"
