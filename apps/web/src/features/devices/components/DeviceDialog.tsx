@@ -22,13 +22,13 @@ import {
   SN_PATTERN,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Form, Input, InputNumber, Modal, Select } from 'antd';
+import { Alert, Form, Input, InputNumber, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText, validationText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { type DeviceForm, type DeviceSecret, fetchGateways, registryKeys, saveDevice } from '../api';
 import { typeLabel } from '../labels';
 
@@ -181,179 +181,166 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
   const becomesGateway = device !== null && device.gatewayId !== null && isGateway;
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={device ? t('devices.editDevice') : t('devices.addDevice')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'device-submit' }}
+      testId="device-dialog"
+      submitTestId="device-submit"
     >
-      <div data-testid="device-dialog">
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="siteId"
-              label={t('devices.field.site')}
-              rules={[{ required: true, message: t('devices.rule.siteRequired') }]}
-            >
-              <Select
-                showSearch={{ optionFilterProp: 'label' }}
-                options={siteOptions}
-                placeholder={t('devices.placeholder.site')}
-                data-testid="device-site"
-              />
-            </Form.Item>
-            <Form.Item<Values>
-              name="type"
-              label={t('devices.field.type')}
-              rules={[{ required: true, message: t('devices.rule.typeRequired') }]}
-            >
-              <Select
-                options={typeOptions}
-                placeholder={t('devices.placeholder.type')}
-                data-testid="device-type"
-              />
-            </Form.Item>
-          </div>
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="sn"
-              label={t('devices.field.sn')}
-              rules={[
-                { required: true, whitespace: true, message: t('devices.rule.snRequired') },
-                { pattern: SN_PATTERN, message: t('devices.rule.snFormat') },
-              ]}
-            >
-              <Input
-                maxLength={40}
-                autoComplete="off"
-                spellCheck={false}
-                placeholder={t('devices.rule.snFormat')}
-                data-testid="device-sn"
-              />
-            </Form.Item>
-            <Form.Item<Values> name="model" label={t('devices.field.model')}>
-              <Input maxLength={64} data-testid="device-model" />
-            </Form.Item>
-          </div>
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
+        <div className="registry-form__row">
           <Form.Item<Values>
-            name="gatewayId"
-            label={t('devices.field.gateway')}
-            extra={isGateway ? t('devices.gatewayHint') : t('devices.gatewayHintBehind')}
+            name="siteId"
+            label={t('devices.field.site')}
+            rules={[{ required: true, message: t('devices.rule.siteRequired') }]}
           >
             <Select
-              allowClear
-              options={gatewayOptions}
-              loading={gateways.isFetching}
-              disabled={siteId === undefined}
-              placeholder={t('devices.gatewayNone')}
-              notFoundContent={t('devices.noGateways')}
-              onClear={() => form.setFieldValue('gatewayId', null)}
-              data-testid="device-gateway"
+              showSearch={{ optionFilterProp: 'label' }}
+              options={siteOptions}
+              placeholder={t('devices.placeholder.site')}
+              data-testid="device-site"
             />
           </Form.Item>
-          {becomesSubDevice && (
-            <Alert
-              className="registry-form__alert"
-              type="warning"
-              showIcon
-              title={t('devices.becomesSubDevice')}
+          <Form.Item<Values>
+            name="type"
+            label={t('devices.field.type')}
+            rules={[{ required: true, message: t('devices.rule.typeRequired') }]}
+          >
+            <Select
+              options={typeOptions}
+              placeholder={t('devices.placeholder.type')}
+              data-testid="device-type"
             />
-          )}
-          {becomesGateway && (
-            <Alert
-              className="registry-form__alert"
-              type="info"
-              showIcon
-              title={t('devices.becomesGateway')}
+          </Form.Item>
+        </div>
+        <div className="registry-form__row">
+          <Form.Item<Values>
+            name="sn"
+            label={t('devices.field.sn')}
+            rules={[
+              { required: true, whitespace: true, message: t('devices.rule.snRequired') },
+              { pattern: SN_PATTERN, message: t('devices.rule.snFormat') },
+            ]}
+          >
+            <Input
+              maxLength={40}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={t('devices.rule.snFormat')}
+              data-testid="device-sn"
             />
-          )}
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="ratedPowerKw"
-              label={t('devices.field.ratedPower')}
-              extra={t('devices.ratedPowerHint')}
-              rules={[
-                {
-                  validator: positive(
-                    MAX_RATED_POWER_KW,
-                    t('devices.rule.tooLarge', { max: MAX_RATED_POWER_KW }),
-                  ),
-                },
-              ]}
-            >
-              <InputNumber className="registry-form__number" suffix="kW" data-testid="device-rated-power" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="capacityKwh"
-              label={t('devices.field.capacity')}
-              extra={t('devices.capacityHint')}
-              rules={[
-                {
-                  validator: positive(
-                    MAX_CAPACITY_KWH,
-                    t('devices.rule.tooLarge', { max: MAX_CAPACITY_KWH }),
-                  ),
-                },
-              ]}
-            >
-              <InputNumber className="registry-form__number" suffix="kWh" data-testid="device-capacity" />
-            </Form.Item>
-          </div>
-          {isGateway && (
-            <Form.Item<Values>
-              name="mqttClientId"
-              label={t('devices.field.mqttClientId')}
-              extra={t('devices.mqttClientIdHint')}
-            >
-              <Input
-                maxLength={64}
-                autoComplete="off"
-                spellCheck={false}
-                placeholder={sn?.trim() || undefined}
-                data-testid="device-client-id"
-              />
-            </Form.Item>
-          )}
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="connAddress"
-              label={t('devices.field.connAddress')}
-              rules={[
-                {
-                  validator: (_, v: string | undefined) =>
-                    !v?.trim() || isValidIpv4(v.trim())
-                      ? Promise.resolve()
-                      : reject(validationText('ipInvalid')),
-                },
-              ]}
-            >
-              <Input placeholder="192.168.1.10" autoComplete="off" data-testid="device-address" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="connPort"
-              label={t('devices.field.connPort')}
-              rules={[
-                {
-                  validator: (_, v: number | null | undefined) =>
-                    v === null || v === undefined || (Number.isInteger(v) && v >= 1 && v <= 65535)
-                      ? Promise.resolve()
-                      : reject(t('devices.rule.port')),
-                },
-              ]}
-            >
-              <InputNumber className="registry-form__number" placeholder="502" data-testid="device-port" />
-            </Form.Item>
-          </div>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+          </Form.Item>
+          <Form.Item<Values> name="model" label={t('devices.field.model')}>
+            <Input maxLength={64} data-testid="device-model" />
+          </Form.Item>
+        </div>
+        <Form.Item<Values>
+          name="gatewayId"
+          label={t('devices.field.gateway')}
+          extra={isGateway ? t('devices.gatewayHint') : t('devices.gatewayHintBehind')}
+        >
+          <Select
+            allowClear
+            options={gatewayOptions}
+            loading={gateways.isFetching}
+            disabled={siteId === undefined}
+            placeholder={t('devices.gatewayNone')}
+            notFoundContent={t('devices.noGateways')}
+            onClear={() => form.setFieldValue('gatewayId', null)}
+            data-testid="device-gateway"
+          />
+        </Form.Item>
+        {becomesSubDevice && (
+          <Alert
+            className="registry-form__alert"
+            type="warning"
+            showIcon
+            title={t('devices.becomesSubDevice')}
+          />
+        )}
+        {becomesGateway && (
+          <Alert className="registry-form__alert" type="info" showIcon title={t('devices.becomesGateway')} />
+        )}
+        <div className="registry-form__row">
+          <Form.Item<Values>
+            name="ratedPowerKw"
+            label={t('devices.field.ratedPower')}
+            extra={t('devices.ratedPowerHint')}
+            rules={[
+              {
+                validator: positive(
+                  MAX_RATED_POWER_KW,
+                  t('devices.rule.tooLarge', { max: MAX_RATED_POWER_KW }),
+                ),
+              },
+            ]}
+          >
+            <InputNumber className="registry-form__number" suffix="kW" data-testid="device-rated-power" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="capacityKwh"
+            label={t('devices.field.capacity')}
+            extra={t('devices.capacityHint')}
+            rules={[
+              {
+                validator: positive(MAX_CAPACITY_KWH, t('devices.rule.tooLarge', { max: MAX_CAPACITY_KWH })),
+              },
+            ]}
+          >
+            <InputNumber className="registry-form__number" suffix="kWh" data-testid="device-capacity" />
+          </Form.Item>
+        </div>
+        {isGateway && (
+          <Form.Item<Values>
+            name="mqttClientId"
+            label={t('devices.field.mqttClientId')}
+            extra={t('devices.mqttClientIdHint')}
+          >
+            <Input
+              maxLength={64}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={sn?.trim() || undefined}
+              data-testid="device-client-id"
+            />
+          </Form.Item>
+        )}
+        <div className="registry-form__row">
+          <Form.Item<Values>
+            name="connAddress"
+            label={t('devices.field.connAddress')}
+            rules={[
+              {
+                validator: (_, v: string | undefined) =>
+                  !v?.trim() || isValidIpv4(v.trim())
+                    ? Promise.resolve()
+                    : reject(validationText('ipInvalid')),
+              },
+            ]}
+          >
+            <Input placeholder="192.168.1.10" autoComplete="off" data-testid="device-address" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="connPort"
+            label={t('devices.field.connPort')}
+            rules={[
+              {
+                validator: (_, v: number | null | undefined) =>
+                  v === null || v === undefined || (Number.isInteger(v) && v >= 1 && v <= 65535)
+                    ? Promise.resolve()
+                    : reject(t('devices.rule.port')),
+              },
+            ]}
+          >
+            <InputNumber className="registry-form__number" placeholder="502" data-testid="device-port" />
+          </Form.Item>
+        </div>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

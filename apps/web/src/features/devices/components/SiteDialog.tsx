@@ -8,13 +8,13 @@
 import type { SiteRow } from '@ess/contract';
 import { DEFAULT_SITE_TIMEZONE, ErrorCode, SITE_CODE_PATTERN } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Select } from 'antd';
+import { Form, Input, InputNumber, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { registryKeys, type SiteForm, saveSite } from '../api';
 
 function timeZones(current: string | undefined): string[] {
@@ -100,75 +100,70 @@ export function SiteDialog({ open, site, onClose }: Props) {
   };
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={site ? t('devices.editSite') : t('devices.addSite')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'site-submit' }}
+      testId="site-dialog"
+      submitTestId="site-submit"
     >
-      <div data-testid="site-dialog">
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="code"
-              label={t('devices.field.code')}
-              rules={[
-                { required: true, whitespace: true, message: t('devices.rule.codeRequired') },
-                { pattern: SITE_CODE_PATTERN, message: t('devices.rule.codeFormat') },
-              ]}
-            >
-              <Input
-                maxLength={32}
-                autoComplete="off"
-                placeholder={t('devices.rule.codeFormat')}
-                data-testid="site-code"
-              />
-            </Form.Item>
-            <Form.Item<Values>
-              name="name"
-              label={t('devices.field.siteName')}
-              rules={[{ required: true, whitespace: true, message: t('devices.rule.nameRequired') }]}
-            >
-              <Input maxLength={64} data-testid="site-name" />
-            </Form.Item>
-          </div>
-          <Form.Item<Values> name="address" label={t('devices.field.address')}>
-            <Input maxLength={200} data-testid="site-address" />
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
+        <div className="registry-form__row">
+          <Form.Item<Values>
+            name="code"
+            label={t('devices.field.code')}
+            rules={[
+              { required: true, whitespace: true, message: t('devices.rule.codeRequired') },
+              { pattern: SITE_CODE_PATTERN, message: t('devices.rule.codeFormat') },
+            ]}
+          >
+            <Input
+              maxLength={32}
+              autoComplete="off"
+              placeholder={t('devices.rule.codeFormat')}
+              data-testid="site-code"
+            />
           </Form.Item>
           <Form.Item<Values>
-            name="timezone"
-            label={t('devices.field.timezone')}
-            extra={t('devices.timezoneHint')}
-            rules={[{ required: true, message: t('devices.rule.timezoneRequired') }]}
+            name="name"
+            label={t('devices.field.siteName')}
+            rules={[{ required: true, whitespace: true, message: t('devices.rule.nameRequired') }]}
           >
-            <Select showSearch options={zones} data-testid="site-timezone" />
+            <Input maxLength={64} data-testid="site-name" />
           </Form.Item>
-          <div className="registry-form__row">
-            <Form.Item<Values>
-              name="latitude"
-              label={t('devices.field.latitude')}
-              rules={[{ type: 'number', min: -90, max: 90, message: t('devices.rule.latitude') }]}
-            >
-              <InputNumber className="registry-form__number" data-testid="site-latitude" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="longitude"
-              label={t('devices.field.longitude')}
-              rules={[{ type: 'number', min: -180, max: 180, message: t('devices.rule.longitude') }]}
-            >
-              <InputNumber className="registry-form__number" data-testid="site-longitude" />
-            </Form.Item>
-          </div>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+        </div>
+        <Form.Item<Values> name="address" label={t('devices.field.address')}>
+          <Input maxLength={200} data-testid="site-address" />
+        </Form.Item>
+        <Form.Item<Values>
+          name="timezone"
+          label={t('devices.field.timezone')}
+          extra={t('devices.timezoneHint')}
+          rules={[{ required: true, message: t('devices.rule.timezoneRequired') }]}
+        >
+          <Select showSearch options={zones} data-testid="site-timezone" />
+        </Form.Item>
+        <div className="registry-form__row">
+          <Form.Item<Values>
+            name="latitude"
+            label={t('devices.field.latitude')}
+            rules={[{ type: 'number', min: -90, max: 90, message: t('devices.rule.latitude') }]}
+          >
+            <InputNumber className="registry-form__number" data-testid="site-latitude" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="longitude"
+            label={t('devices.field.longitude')}
+            rules={[{ type: 'number', min: -180, max: 180, message: t('devices.rule.longitude') }]}
+          >
+            <InputNumber className="registry-form__number" data-testid="site-longitude" />
+          </Form.Item>
+        </div>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

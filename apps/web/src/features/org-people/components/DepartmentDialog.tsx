@@ -9,13 +9,13 @@
  */
 import { type DepartmentRow, type EnabledStatus, ErrorCode, PHONE_PATTERN } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Radio, TreeSelect } from 'antd';
+import { Form, Input, InputNumber, Radio, TreeSelect } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText, validationText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { type DepartmentForm, orgPeopleKeys, saveDepartment } from '../api';
 import { departmentOptions } from '../departmentTree';
 
@@ -105,79 +105,74 @@ export function DepartmentDialog({ target, companyId, departments, onClose }: Pr
   };
 
   return (
-    <Modal
+    <FormDialog
       open={target !== null}
       title={editing ? t('departments.edit') : t('departments.add')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'dept-submit' }}
+      testId="dept-dialog"
+      submitTestId="dept-submit"
     >
-      <div data-testid="dept-dialog">
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
-          <Form.Item<Values> name="parentId" label={t('departments.field.parent')}>
-            <TreeSelect
-              allowClear
-              showSearch
-              treeDefaultExpandAll
-              treeData={options}
-              treeNodeFilterProp="title"
-              placeholder={t('departments.field.parentNone')}
-              data-testid="dept-parent"
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
+        <Form.Item<Values> name="parentId" label={t('departments.field.parent')}>
+          <TreeSelect
+            allowClear
+            showSearch
+            treeDefaultExpandAll
+            treeData={options}
+            treeNodeFilterProp="title"
+            placeholder={t('departments.field.parentNone')}
+            data-testid="dept-parent"
+          />
+        </Form.Item>
+        <div className="org-form__row">
+          <Form.Item<Values>
+            name="name"
+            label={t('departments.field.name')}
+            rules={[{ required: true, whitespace: true, message: t('departments.rule.nameRequired') }]}
+          >
+            <Input maxLength={64} autoComplete="off" data-testid="dept-name" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="sort"
+            label={t('departments.field.sort')}
+            tooltip={t('departments.field.sortHint')}
+          >
+            <InputNumber
+              min={0}
+              max={9999}
+              precision={0}
+              className="org-form__number"
+              data-testid="dept-sort"
             />
           </Form.Item>
-          <div className="org-form__row">
-            <Form.Item<Values>
-              name="name"
-              label={t('departments.field.name')}
-              rules={[{ required: true, whitespace: true, message: t('departments.rule.nameRequired') }]}
-            >
-              <Input maxLength={64} autoComplete="off" data-testid="dept-name" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="sort"
-              label={t('departments.field.sort')}
-              tooltip={t('departments.field.sortHint')}
-            >
-              <InputNumber
-                min={0}
-                max={9999}
-                precision={0}
-                className="org-form__number"
-                data-testid="dept-sort"
-              />
-            </Form.Item>
-          </div>
-          <div className="org-form__row">
-            <Form.Item<Values> name="leader" label={t('departments.field.leader')}>
-              <Input maxLength={32} autoComplete="off" data-testid="dept-leader" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="phone"
-              label={t('departments.field.phone')}
-              rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
-              validateTrigger="onBlur"
-            >
-              <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="dept-phone" />
-            </Form.Item>
-          </div>
-          <Form.Item<Values> name="status" label={t('departments.field.status')}>
-            <Radio.Group
-              options={[
-                { value: 'enabled', label: t('departments.status.enabled') },
-                { value: 'disabled', label: t('departments.status.disabled') },
-              ]}
-              data-testid="dept-status"
-            />
+        </div>
+        <div className="org-form__row">
+          <Form.Item<Values> name="leader" label={t('departments.field.leader')}>
+            <Input maxLength={32} autoComplete="off" data-testid="dept-leader" />
           </Form.Item>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+          <Form.Item<Values>
+            name="phone"
+            label={t('departments.field.phone')}
+            rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
+            validateTrigger="onBlur"
+          >
+            <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="dept-phone" />
+          </Form.Item>
+        </div>
+        <Form.Item<Values> name="status" label={t('departments.field.status')}>
+          <Radio.Group
+            options={[
+              { value: 'enabled', label: t('departments.status.enabled') },
+              { value: 'disabled', label: t('departments.status.disabled') },
+            ]}
+            data-testid="dept-status"
+          />
+        </Form.Item>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

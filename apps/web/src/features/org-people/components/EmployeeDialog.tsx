@@ -21,14 +21,14 @@ import {
   PHONE_PATTERN,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, Modal, Select, Switch, TreeSelect } from 'antd';
+import { Form, Input, Select, Switch, TreeSelect } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showInfo, showSuccess } from '@/shared/feedback';
 import { catalogueText, validationText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import {
   createEmployee,
   type EmployeeForm,
@@ -170,123 +170,118 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
   };
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={editing ? t('employees.edit') : t('employees.add')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'employee-submit' }}
+      testId="employee-dialog"
+      submitTestId="employee-submit"
     >
-      <div data-testid="employee-dialog">
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
-          {!editing && (
-            <>
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
+        {!editing && (
+          <>
+            <Form.Item<Values>
+              name="account"
+              label={t('employees.field.account')}
+              extra={t('employees.hint.account')}
+              rules={[{ required: true, whitespace: true, message: t('employees.rule.accountRequired') }]}
+            >
+              <Input maxLength={64} autoComplete="off" data-testid="employee-account" />
+            </Form.Item>
+            <div className="org-form__row">
               <Form.Item<Values>
-                name="account"
-                label={t('employees.field.account')}
-                extra={t('employees.hint.account')}
-                rules={[{ required: true, whitespace: true, message: t('employees.rule.accountRequired') }]}
+                name="password"
+                label={t('employees.field.password')}
+                rules={passwordRules()}
+                validateTrigger="onBlur"
               >
-                <Input maxLength={64} autoComplete="off" data-testid="employee-account" />
+                <Input.Password autoComplete="new-password" data-testid="employee-password" />
               </Form.Item>
-              <div className="org-form__row">
-                <Form.Item<Values>
-                  name="password"
-                  label={t('employees.field.password')}
-                  rules={passwordRules()}
-                  validateTrigger="onBlur"
-                >
-                  <Input.Password autoComplete="new-password" data-testid="employee-password" />
-                </Form.Item>
-                <Form.Item<Values>
-                  name="confirmPassword"
-                  label={t('employees.field.confirmPassword')}
-                  dependencies={['password']}
-                  rules={confirmRules('password')}
-                  validateTrigger="onBlur"
-                >
-                  <Input.Password autoComplete="new-password" data-testid="employee-password-confirm" />
-                </Form.Item>
-              </div>
-              <p className="org-form__hint">{t('employees.hint.password')}</p>
-            </>
-          )}
-          <div className="org-form__row">
-            <Form.Item<Values>
-              name="name"
-              label={t('employees.field.name')}
-              rules={[{ required: true, whitespace: true, message: t('employees.rule.nameRequired') }]}
-            >
-              <Input maxLength={32} autoComplete="off" data-testid="employee-name" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="phone"
-              label={t('employees.field.phone')}
-              rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
-              validateTrigger="onBlur"
-            >
-              <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="employee-phone" />
-            </Form.Item>
-          </div>
-          <div className="org-form__row">
-            <Form.Item<Values>
-              name="email"
-              label={t('employees.field.email')}
-              rules={[{ pattern: EMAIL_PATTERN, message: validationText('emailInvalid') }]}
-              validateTrigger="onBlur"
-            >
-              <Input maxLength={254} autoComplete="off" inputMode="email" data-testid="employee-email" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="departmentId"
-              label={t('employees.field.department')}
-              extra={departments ? undefined : t('employees.hint.departmentLocked')}
-            >
-              <TreeSelect
-                disabled={!departments}
-                allowClear
-                showSearch
-                treeDefaultExpandAll
-                treeData={departmentTree}
-                treeNodeFilterProp="title"
-                placeholder={t('employees.field.departmentNone')}
-                data-testid="employee-department"
-              />
-            </Form.Item>
-          </div>
+              <Form.Item<Values>
+                name="confirmPassword"
+                label={t('employees.field.confirmPassword')}
+                dependencies={['password']}
+                rules={confirmRules('password')}
+                validateTrigger="onBlur"
+              >
+                <Input.Password autoComplete="new-password" data-testid="employee-password-confirm" />
+              </Form.Item>
+            </div>
+            <p className="org-form__hint">{t('employees.hint.password')}</p>
+          </>
+        )}
+        <div className="org-form__row">
           <Form.Item<Values>
-            name="roleIds"
-            label={t('employees.field.roles')}
-            extra={canListRoles ? undefined : t('employees.hint.rolesLocked')}
+            name="name"
+            label={t('employees.field.name')}
+            rules={[{ required: true, whitespace: true, message: t('employees.rule.nameRequired') }]}
           >
-            <Select
-              disabled={!canListRoles}
-              mode="multiple"
+            <Input maxLength={32} autoComplete="off" data-testid="employee-name" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="phone"
+            label={t('employees.field.phone')}
+            rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
+            validateTrigger="onBlur"
+          >
+            <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="employee-phone" />
+          </Form.Item>
+        </div>
+        <div className="org-form__row">
+          <Form.Item<Values>
+            name="email"
+            label={t('employees.field.email')}
+            rules={[{ pattern: EMAIL_PATTERN, message: validationText('emailInvalid') }]}
+            validateTrigger="onBlur"
+          >
+            <Input maxLength={254} autoComplete="off" inputMode="email" data-testid="employee-email" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="departmentId"
+            label={t('employees.field.department')}
+            extra={departments ? undefined : t('employees.hint.departmentLocked')}
+          >
+            <TreeSelect
+              disabled={!departments}
               allowClear
-              options={roleOptions}
-              loading={roles.isLoading}
-              optionFilterProp="label"
-              placeholder={t('employees.field.rolesPlaceholder')}
-              data-testid="employee-roles"
+              showSearch
+              treeDefaultExpandAll
+              treeData={departmentTree}
+              treeNodeFilterProp="title"
+              placeholder={t('employees.field.departmentNone')}
+              data-testid="employee-department"
             />
           </Form.Item>
-          <Form.Item<Values>
-            name="isAdmin"
-            label={t('employees.field.admin')}
-            extra={t('employees.hint.admin')}
-            valuePropName="checked"
-          >
-            <Switch data-testid="employee-admin" />
-          </Form.Item>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+        </div>
+        <Form.Item<Values>
+          name="roleIds"
+          label={t('employees.field.roles')}
+          extra={canListRoles ? undefined : t('employees.hint.rolesLocked')}
+        >
+          <Select
+            disabled={!canListRoles}
+            mode="multiple"
+            allowClear
+            options={roleOptions}
+            loading={roles.isLoading}
+            optionFilterProp="label"
+            placeholder={t('employees.field.rolesPlaceholder')}
+            data-testid="employee-roles"
+          />
+        </Form.Item>
+        <Form.Item<Values>
+          name="isAdmin"
+          label={t('employees.field.admin')}
+          extra={t('employees.hint.admin')}
+          valuePropName="checked"
+        >
+          <Switch data-testid="employee-admin" />
+        </Form.Item>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

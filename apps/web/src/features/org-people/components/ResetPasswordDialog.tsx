@@ -7,10 +7,10 @@
  */
 import type { EmployeeRow } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, Modal } from 'antd';
+import { Form, Input } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { orgPeopleKeys, resetEmployeePassword } from '../api';
 import { confirmRules, passwordRules } from '../passwordRules';
 
@@ -52,46 +52,42 @@ export function ResetPasswordDialog({
   };
 
   return (
-    <Modal
+    <FormDialog
       open={employee !== null}
       title={t('employees.reset.title')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.ok')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'reset-password-submit' }}
+      testId="reset-password-dialog"
+      submitTestId="reset-password-submit"
+      okText={t('common.ok')}
     >
-      <div data-testid="reset-password-dialog">
-        {employee && (
-          <p className="org-form__intro">
-            {t('employees.reset.hint', { name: employee.name, account: employee.account })}
-          </p>
-        )}
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
-          <Form.Item<Values>
-            name="password"
-            label={t('employees.reset.newPassword')}
-            rules={passwordRules()}
-            validateTrigger="onBlur"
-          >
-            <Input.Password autoComplete="new-password" data-testid="reset-password-new" />
-          </Form.Item>
-          <Form.Item<Values>
-            name="confirmPassword"
-            label={t('employees.reset.confirmPassword')}
-            dependencies={['password']}
-            rules={confirmRules('password')}
-            validateTrigger="onBlur"
-          >
-            <Input.Password autoComplete="new-password" data-testid="reset-password-confirm" />
-          </Form.Item>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+      {employee && (
+        <p className="org-form__intro">
+          {t('employees.reset.hint', { name: employee.name, account: employee.account })}
+        </p>
+      )}
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="org-form">
+        <Form.Item<Values>
+          name="password"
+          label={t('employees.reset.newPassword')}
+          rules={passwordRules()}
+          validateTrigger="onBlur"
+        >
+          <Input.Password autoComplete="new-password" data-testid="reset-password-new" />
+        </Form.Item>
+        <Form.Item<Values>
+          name="confirmPassword"
+          label={t('employees.reset.confirmPassword')}
+          dependencies={['password']}
+          rules={confirmRules('password')}
+          validateTrigger="onBlur"
+        >
+          <Input.Password autoComplete="new-password" data-testid="reset-password-confirm" />
+        </Form.Item>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

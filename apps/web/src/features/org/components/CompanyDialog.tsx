@@ -11,15 +11,15 @@
  */
 import { type CompanyKind, type CompanyRow, ErrorCode, PHONE_PATTERN } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, Form, Input, Modal, Select } from 'antd';
+import { Alert, Form, Input, Select } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { NO_VALUE } from '@/shared/format';
 import { catalogueText, validationText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { type CompanyForm, orgKeys, saveCompany } from '../api';
 import { useParentOptions } from '../useParentOptions';
 
@@ -95,60 +95,55 @@ export function CompanyDialog({ kind, open, company, onClose }: Props) {
   };
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={company ? t('org.edit', { one }) : t('org.add', { one })}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'company-submit' }}
+      testId="company-dialog"
+      submitTestId="company-submit"
     >
-      <div data-testid="company-dialog">
-        {!company && <Alert type="info" showIcon className="company-form__hint" title={t('org.adminHint')} />}
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
-          <Form.Item<Values>
-            name="name"
-            label={t('org.field.name')}
-            rules={[{ required: true, whitespace: true, message: t('org.rule.nameRequired') }]}
-          >
-            <Input maxLength={64} autoComplete="off" data-testid="company-name" />
+      {!company && <Alert type="info" showIcon className="company-form__hint" title={t('org.adminHint')} />}
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
+        <Form.Item<Values>
+          name="name"
+          label={t('org.field.name')}
+          rules={[{ required: true, whitespace: true, message: t('org.rule.nameRequired') }]}
+        >
+          <Input maxLength={64} autoComplete="off" data-testid="company-name" />
+        </Form.Item>
+        <div className="company-form__row">
+          <Form.Item<Values> name="contact" label={t('org.field.contact')}>
+            <Input maxLength={32} autoComplete="off" data-testid="company-contact" />
           </Form.Item>
-          <div className="company-form__row">
-            <Form.Item<Values> name="contact" label={t('org.field.contact')}>
-              <Input maxLength={32} autoComplete="off" data-testid="company-contact" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="phone"
-              label={t('org.field.phone')}
-              rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
-            >
-              <Input maxLength={20} inputMode="tel" autoComplete="off" data-testid="company-phone" />
-            </Form.Item>
-          </div>
-          {company ? (
-            <Form.Item label={t('org.field.parent')}>
-              <Input value={company.parentName ?? NO_VALUE} disabled data-testid="company-parent" />
-            </Form.Item>
-          ) : (
-            <Form.Item<Values> name="parentId" label={t('org.field.parent')} extra={t('org.parentHint')}>
-              <Select
-                allowClear
-                showSearch={{ optionFilterProp: 'label' }}
-                loading={parents.loading}
-                options={parents.options}
-                placeholder={t('org.parentDefault', { company: user?.companyName ?? '' })}
-                data-testid="company-parent"
-              />
-            </Form.Item>
-          )}
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+          <Form.Item<Values>
+            name="phone"
+            label={t('org.field.phone')}
+            rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
+          >
+            <Input maxLength={20} inputMode="tel" autoComplete="off" data-testid="company-phone" />
+          </Form.Item>
+        </div>
+        {company ? (
+          <Form.Item label={t('org.field.parent')}>
+            <Input value={company.parentName ?? NO_VALUE} disabled data-testid="company-parent" />
+          </Form.Item>
+        ) : (
+          <Form.Item<Values> name="parentId" label={t('org.field.parent')} extra={t('org.parentHint')}>
+            <Select
+              allowClear
+              showSearch={{ optionFilterProp: 'label' }}
+              loading={parents.loading}
+              options={parents.options}
+              placeholder={t('org.parentDefault', { company: user?.companyName ?? '' })}
+              data-testid="company-parent"
+            />
+          </Form.Item>
+        )}
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

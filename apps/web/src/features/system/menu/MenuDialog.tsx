@@ -23,14 +23,14 @@ import {
   type TreeNode,
 } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Radio, Switch, TreeSelect } from 'antd';
+import { Form, Input, InputNumber, Radio, Switch, TreeSelect } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { refreshMenu } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText, currentLang } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { type MenuForm, menuKeys, saveMenu } from '../api';
 import { IconPicker } from './IconPicker';
 
@@ -178,188 +178,179 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
   const typeOptions = MENU_TYPES.map((value) => ({ value, label: t(`menus.type.${value}`) }));
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={menu ? t('menus.edit') : t('menus.add')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'menu-submit' }}
+      testId="menu-dialog"
+      submitTestId="menu-submit"
     >
-      <div data-testid="menu-dialog">
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
-          <Form.Item<Values> name="parentId" label={t('menus.field.parent')}>
-            <TreeSelect
-              allowClear
-              treeDefaultExpandAll
-              treeData={parents}
-              placeholder={t('menus.topLevel')}
-              showSearch={{ treeNodeFilterProp: 'title' }}
-              data-testid="menu-parent"
-            />
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
+        <Form.Item<Values> name="parentId" label={t('menus.field.parent')}>
+          <TreeSelect
+            allowClear
+            treeDefaultExpandAll
+            treeData={parents}
+            placeholder={t('menus.topLevel')}
+            showSearch={{ treeNodeFilterProp: 'title' }}
+            data-testid="menu-parent"
+          />
+        </Form.Item>
+        <Form.Item<Values> name="type" label={t('menus.colType')}>
+          <Radio.Group options={typeOptions} optionType="button" data-testid="menu-type" />
+        </Form.Item>
+        <div className="menu-form__row">
+          <Form.Item<Values>
+            name="titleZh"
+            label={t('menus.field.titleZh')}
+            rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
+          >
+            <Input maxLength={64} data-testid="menu-title-zh" />
           </Form.Item>
-          <Form.Item<Values> name="type" label={t('menus.colType')}>
-            <Radio.Group options={typeOptions} optionType="button" data-testid="menu-type" />
+          <Form.Item<Values>
+            name="titleEn"
+            label={t('menus.field.titleEn')}
+            rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
+          >
+            <Input maxLength={64} data-testid="menu-title-en" />
           </Form.Item>
+        </div>
+        {type !== 'button' && (
           <div className="menu-form__row">
             <Form.Item<Values>
-              name="titleZh"
-              label={t('menus.field.titleZh')}
-              rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
+              name="path"
+              label={t('menus.colPath')}
+              extra={t('menus.hint.path')}
+              rules={[{ required: true, whitespace: true, message: t('menus.rule.pathRequired') }]}
             >
-              <Input maxLength={64} data-testid="menu-title-zh" />
+              <Input maxLength={200} autoComplete="off" data-testid="menu-path" />
             </Form.Item>
-            <Form.Item<Values>
-              name="titleEn"
-              label={t('menus.field.titleEn')}
-              rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
-            >
-              <Input maxLength={64} data-testid="menu-title-en" />
+            <Form.Item<Values> name="name" label={t('menus.field.name')} extra={t('menus.hint.name')}>
+              <Input maxLength={64} autoComplete="off" data-testid="menu-name" />
             </Form.Item>
           </div>
-          {type !== 'button' && (
-            <div className="menu-form__row">
-              <Form.Item<Values>
-                name="path"
-                label={t('menus.colPath')}
-                extra={t('menus.hint.path')}
-                rules={[{ required: true, whitespace: true, message: t('menus.rule.pathRequired') }]}
-              >
-                <Input maxLength={200} autoComplete="off" data-testid="menu-path" />
-              </Form.Item>
-              <Form.Item<Values> name="name" label={t('menus.field.name')} extra={t('menus.hint.name')}>
-                <Input maxLength={64} autoComplete="off" data-testid="menu-name" />
-              </Form.Item>
-            </div>
-          )}
-          {type !== 'button' && (
-            <div className="menu-form__row">
-              <Form.Item<Values>
-                name="component"
-                label={t('menus.colComponent')}
-                extra={
-                  type === 'page'
-                    ? t('menus.hint.component')
-                    : t('menus.hint.layout', { layout: LAYOUT_COMPONENT })
-                }
-                rules={[
-                  { required: type === 'page', whitespace: true, message: t('menus.rule.componentRequired') },
-                ]}
-              >
-                <Input maxLength={200} autoComplete="off" data-testid="menu-component" />
-              </Form.Item>
-              <Form.Item<Values> name="icon" label={t('menus.colIcon')}>
-                <IconPicker placeholder={t('menus.noIcon')} />
-              </Form.Item>
-            </div>
-          )}
-          {type === 'page' && (
-            <div className="menu-form__row">
-              <Form.Item<Values>
-                name="vueName"
-                label={t('menus.field.vueName')}
-                extra={t('menus.hint.vueName')}
-              >
-                <Input maxLength={64} autoComplete="off" data-testid="menu-vue-name" />
-              </Form.Item>
-              <Form.Item<Values>
-                name="activeMenu"
-                label={t('menus.field.activeMenu')}
-                extra={t('menus.hint.activeMenu')}
-              >
-                <Input maxLength={200} autoComplete="off" data-testid="menu-active-menu" />
-              </Form.Item>
-            </div>
-          )}
+        )}
+        {type !== 'button' && (
           <div className="menu-form__row">
-            {type !== 'directory' && (
-              <Form.Item<Values>
-                name="perms"
-                label={t('menus.colPerms')}
-                extra={t('menus.hint.perms')}
-                rules={[
-                  { required: type === 'button', whitespace: true, message: t('menus.rule.permsRequired') },
-                  { pattern: PERMISSION_PATTERN, message: t('menus.rule.permsFormat') },
-                ]}
-              >
-                <Input
-                  maxLength={100}
-                  autoComplete="off"
-                  placeholder="system:role:save"
-                  data-testid="menu-perms"
-                />
-              </Form.Item>
-            )}
-            {type !== 'button' && (
-              <Form.Item<Values>
-                name="redirect"
-                label={t('menus.field.redirect')}
-                extra={t('menus.hint.redirect')}
-              >
-                <Input maxLength={200} autoComplete="off" data-testid="menu-redirect" />
-              </Form.Item>
-            )}
             <Form.Item<Values>
-              name="sort"
-              label={t('menus.colSort')}
-              rules={[{ required: true, type: 'integer', min: 0, max: 9999, message: t('menus.rule.sort') }]}
+              name="component"
+              label={t('menus.colComponent')}
+              extra={
+                type === 'page'
+                  ? t('menus.hint.component')
+                  : t('menus.hint.layout', { layout: LAYOUT_COMPONENT })
+              }
+              rules={[
+                { required: type === 'page', whitespace: true, message: t('menus.rule.componentRequired') },
+              ]}
             >
-              <InputNumber
-                min={0}
-                max={9999}
-                precision={0}
-                className="menu-form__number"
-                data-testid="menu-sort"
+              <Input maxLength={200} autoComplete="off" data-testid="menu-component" />
+            </Form.Item>
+            <Form.Item<Values> name="icon" label={t('menus.colIcon')}>
+              <IconPicker placeholder={t('menus.noIcon')} />
+            </Form.Item>
+          </div>
+        )}
+        {type === 'page' && (
+          <div className="menu-form__row">
+            <Form.Item<Values>
+              name="vueName"
+              label={t('menus.field.vueName')}
+              extra={t('menus.hint.vueName')}
+            >
+              <Input maxLength={64} autoComplete="off" data-testid="menu-vue-name" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="activeMenu"
+              label={t('menus.field.activeMenu')}
+              extra={t('menus.hint.activeMenu')}
+            >
+              <Input maxLength={200} autoComplete="off" data-testid="menu-active-menu" />
+            </Form.Item>
+          </div>
+        )}
+        <div className="menu-form__row">
+          {type !== 'directory' && (
+            <Form.Item<Values>
+              name="perms"
+              label={t('menus.colPerms')}
+              extra={t('menus.hint.perms')}
+              rules={[
+                { required: type === 'button', whitespace: true, message: t('menus.rule.permsRequired') },
+                { pattern: PERMISSION_PATTERN, message: t('menus.rule.permsFormat') },
+              ]}
+            >
+              <Input
+                maxLength={100}
+                autoComplete="off"
+                placeholder="system:role:save"
+                data-testid="menu-perms"
               />
             </Form.Item>
-          </div>
-          <div className="menu-form__switches">
-            {type === 'page' && (
-              <Form.Item<Values> name="keepAlive" label={t('menus.colKeepAlive')} valuePropName="checked">
-                <Switch data-testid="menu-keep-alive" />
-              </Form.Item>
-            )}
-            {type !== 'button' && (
-              <Form.Item<Values> name="hidden" label={t('menus.colHidden')} valuePropName="checked">
-                <Switch data-testid="menu-hidden" />
-              </Form.Item>
-            )}
-            {type === 'directory' && (
-              <Form.Item<Values>
-                name="alwaysShow"
-                label={t('menus.field.alwaysShow')}
-                tooltip={t('menus.hint.alwaysShow')}
-                valuePropName="checked"
-              >
-                <Switch data-testid="menu-always-show" />
-              </Form.Item>
-            )}
-            {type !== 'button' && (
-              <Form.Item<Values>
-                name="breadcrumb"
-                label={t('menus.field.breadcrumb')}
-                valuePropName="checked"
-              >
-                <Switch data-testid="menu-breadcrumb" />
-              </Form.Item>
-            )}
+          )}
+          {type !== 'button' && (
             <Form.Item<Values>
-              name="platformOnly"
-              label={t('menus.field.platformOnly')}
-              tooltip={t('menus.hint.platformOnly')}
+              name="redirect"
+              label={t('menus.field.redirect')}
+              extra={t('menus.hint.redirect')}
+            >
+              <Input maxLength={200} autoComplete="off" data-testid="menu-redirect" />
+            </Form.Item>
+          )}
+          <Form.Item<Values>
+            name="sort"
+            label={t('menus.colSort')}
+            rules={[{ required: true, type: 'integer', min: 0, max: 9999, message: t('menus.rule.sort') }]}
+          >
+            <InputNumber
+              min={0}
+              max={9999}
+              precision={0}
+              className="menu-form__number"
+              data-testid="menu-sort"
+            />
+          </Form.Item>
+        </div>
+        <div className="menu-form__switches">
+          {type === 'page' && (
+            <Form.Item<Values> name="keepAlive" label={t('menus.colKeepAlive')} valuePropName="checked">
+              <Switch data-testid="menu-keep-alive" />
+            </Form.Item>
+          )}
+          {type !== 'button' && (
+            <Form.Item<Values> name="hidden" label={t('menus.colHidden')} valuePropName="checked">
+              <Switch data-testid="menu-hidden" />
+            </Form.Item>
+          )}
+          {type === 'directory' && (
+            <Form.Item<Values>
+              name="alwaysShow"
+              label={t('menus.field.alwaysShow')}
+              tooltip={t('menus.hint.alwaysShow')}
               valuePropName="checked"
             >
-              <Switch data-testid="menu-platform-only" />
+              <Switch data-testid="menu-always-show" />
             </Form.Item>
-          </div>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+          )}
+          {type !== 'button' && (
+            <Form.Item<Values> name="breadcrumb" label={t('menus.field.breadcrumb')} valuePropName="checked">
+              <Switch data-testid="menu-breadcrumb" />
+            </Form.Item>
+          )}
+          <Form.Item<Values>
+            name="platformOnly"
+            label={t('menus.field.platformOnly')}
+            tooltip={t('menus.hint.platformOnly')}
+            valuePropName="checked"
+          >
+            <Switch data-testid="menu-platform-only" />
+          </Form.Item>
+        </div>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

@@ -6,13 +6,13 @@
  */
 import { ErrorCode, ROLE_CODE_PATTERN, type RoleRow } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Form, Input, Modal } from 'antd';
+import { Form, Input } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { copyRole, roleKeys } from './api';
 
 /** Longest role name the server takes (contract `roleFields.name`). */
@@ -75,49 +75,45 @@ export function RoleCopyDialog({ open, role, onClose }: Props) {
   };
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={t('roles.copyTitle', { name: role?.name ?? '' })}
-      width={DIALOG_WIDTH_PX}
-      okText={t('roles.copy')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={onClose}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ 'data-testid': 'role-copy-submit' }}
+      testId="role-copy-dialog"
+      submitTestId="role-copy-submit"
+      okText={t('roles.copy')}
     >
-      <div data-testid="role-copy-dialog">
-        <p className="role-form__hint">{t('roles.copyHint')}</p>
-        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
-          <div className="role-form__row">
-            <Form.Item<Values>
-              name="name"
-              label={t('roles.field.name')}
-              rules={[{ required: true, whitespace: true, message: t('roles.rule.nameRequired') }]}
-            >
-              <Input maxLength={NAME_MAX} autoComplete="off" data-testid="role-copy-name" />
-            </Form.Item>
-            <Form.Item<Values>
-              name="code"
-              label={t('roles.field.code')}
-              rules={[
-                { required: true, whitespace: true, message: t('roles.rule.codeRequired') },
-                { pattern: ROLE_CODE_PATTERN, message: t('roles.rule.codeFormat') },
-              ]}
-            >
-              <Input
-                maxLength={32}
-                autoComplete="off"
-                placeholder={t('roles.rule.codeFormat')}
-                data-testid="role-copy-code"
-              />
-            </Form.Item>
-          </div>
-          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-        </Form>
-      </div>
-    </Modal>
+      <p className="role-form__hint">{t('roles.copyHint')}</p>
+      <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
+        <div className="role-form__row">
+          <Form.Item<Values>
+            name="name"
+            label={t('roles.field.name')}
+            rules={[{ required: true, whitespace: true, message: t('roles.rule.nameRequired') }]}
+          >
+            <Input maxLength={NAME_MAX} autoComplete="off" data-testid="role-copy-name" />
+          </Form.Item>
+          <Form.Item<Values>
+            name="code"
+            label={t('roles.field.code')}
+            rules={[
+              { required: true, whitespace: true, message: t('roles.rule.codeRequired') },
+              { pattern: ROLE_CODE_PATTERN, message: t('roles.rule.codeFormat') },
+            ]}
+          >
+            <Input
+              maxLength={32}
+              autoComplete="off"
+              placeholder={t('roles.rule.codeFormat')}
+              data-testid="role-copy-code"
+            />
+          </Form.Item>
+        </div>
+        <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+      </Form>
+    </FormDialog>
   );
 }

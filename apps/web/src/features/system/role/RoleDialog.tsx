@@ -19,13 +19,13 @@ import {
   type RoleRow,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Form, Input, Modal, Radio, Select, Spin } from 'antd';
+import { Alert, Form, Input, Radio, Select, Spin } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
-import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText } from '@/shared/i18n';
+import { FormDialog } from '@/shared/ui/FormDialog';
 import { AuthorityTree } from './AuthorityTree';
 import { fetchRole, type RoleForm, roleKeys, saveRole } from './api';
 import { useGrantableMenus } from './grantable';
@@ -137,97 +137,89 @@ export function RoleDialog({ open, role, companyId, onClose }: Props) {
   const scopeOptions = DATA_SCOPES.map((s) => ({ value: s, label: t(`roles.scope.${s}`) }));
 
   return (
-    <Modal
+    <FormDialog
       open={open}
       title={role ? t('roles.edit') : t('roles.add')}
-      width={DIALOG_WIDTH_PX}
-      okText={t('common.save')}
-      cancelText={t('common.cancel')}
-      confirmLoading={mutation.isPending}
-      onOk={() => void submit()}
+      form={form}
+      saving={mutation.isPending}
+      onOk={submit}
       onCancel={close}
-      afterClose={() => form.resetFields()}
-      destroyOnHidden
-      okButtonProps={{ disabled: loading, 'data-testid': 'role-submit' }}
+      testId="role-dialog"
+      submitTestId="role-submit"
+      okDisabled={loading}
     >
-      <div data-testid="role-dialog">
-        <Spin spinning={loading}>
-          {reloaded && (
-            <Alert
-              type="warning"
-              showIcon
-              className="role-form__alert"
-              title={t('roles.reloaded')}
-              data-testid="role-reloaded"
-            />
-          )}
-          <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
-            <div className="role-form__row">
-              <Form.Item<Values>
-                name="name"
-                label={t('roles.field.name')}
-                rules={[{ required: true, whitespace: true, message: t('roles.rule.nameRequired') }]}
-              >
-                <Input maxLength={32} autoComplete="off" data-testid="role-name" />
-              </Form.Item>
-              <Form.Item<Values>
-                name="code"
-                label={t('roles.field.code')}
-                rules={[
-                  { required: true, whitespace: true, message: t('roles.rule.codeRequired') },
-                  { pattern: ROLE_CODE_PATTERN, message: t('roles.rule.codeFormat') },
-                ]}
-              >
-                <Input
-                  maxLength={32}
-                  autoComplete="off"
-                  placeholder={t('roles.rule.codeFormat')}
-                  data-testid="role-code"
-                />
-              </Form.Item>
-            </div>
-            <div className="role-form__row">
-              <Form.Item<Values> name="status" label={t('roles.field.status')}>
-                <Radio.Group disabled={current?.isAdmin} data-testid="role-status">
-                  <Radio value="enabled">{t('roles.status.enabled')}</Radio>
-                  <Radio value="disabled">{t('roles.status.disabled')}</Radio>
-                </Radio.Group>
-              </Form.Item>
-              <Form.Item<Values>
-                name="dataScope"
-                label={t('roles.field.dataScope')}
-                tooltip={t('roles.scopeHint')}
-              >
-                <Select options={scopeOptions} disabled={current?.isAdmin} data-testid="role-scope" />
-              </Form.Item>
-            </div>
-            <Form.Item<Values> name="remark" label={t('roles.field.remark')}>
-              <Input.TextArea
-                maxLength={200}
-                autoSize={{ minRows: 2, maxRows: 4 }}
-                data-testid="role-remark"
+      <Spin spinning={loading}>
+        {reloaded && (
+          <Alert
+            type="warning"
+            showIcon
+            className="role-form__alert"
+            title={t('roles.reloaded')}
+            data-testid="role-reloaded"
+          />
+        )}
+        <Form<Values> form={form} layout="vertical" onFinish={() => void submit()}>
+          <div className="role-form__row">
+            <Form.Item<Values>
+              name="name"
+              label={t('roles.field.name')}
+              rules={[{ required: true, whitespace: true, message: t('roles.rule.nameRequired') }]}
+            >
+              <Input maxLength={32} autoComplete="off" data-testid="role-name" />
+            </Form.Item>
+            <Form.Item<Values>
+              name="code"
+              label={t('roles.field.code')}
+              rules={[
+                { required: true, whitespace: true, message: t('roles.rule.codeRequired') },
+                { pattern: ROLE_CODE_PATTERN, message: t('roles.rule.codeFormat') },
+              ]}
+            >
+              <Input
+                maxLength={32}
+                autoComplete="off"
+                placeholder={t('roles.rule.codeFormat')}
+                data-testid="role-code"
               />
             </Form.Item>
-            {current?.isAdmin ? (
-              <Form.Item label={t('roles.field.authority')}>
-                <Alert
-                  type="info"
-                  showIcon
-                  title={t('roles.adminHoldsAll')}
-                  className="role-form__alert"
-                  data-testid="role-admin-note"
-                />
-                <AuthorityTree menus={grantable.menus} loading={grantable.loading} readOnly />
-              </Form.Item>
-            ) : (
-              <Form.Item<Values> name="menuIds" label={t('roles.field.authority')} extra={authorityHint}>
-                <AuthorityTree menus={grantable.menus} loading={grantable.loading} />
-              </Form.Item>
-            )}
-            <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
-          </Form>
-        </Spin>
-      </div>
-    </Modal>
+          </div>
+          <div className="role-form__row">
+            <Form.Item<Values> name="status" label={t('roles.field.status')}>
+              <Radio.Group disabled={current?.isAdmin} data-testid="role-status">
+                <Radio value="enabled">{t('roles.status.enabled')}</Radio>
+                <Radio value="disabled">{t('roles.status.disabled')}</Radio>
+              </Radio.Group>
+            </Form.Item>
+            <Form.Item<Values>
+              name="dataScope"
+              label={t('roles.field.dataScope')}
+              tooltip={t('roles.scopeHint')}
+            >
+              <Select options={scopeOptions} disabled={current?.isAdmin} data-testid="role-scope" />
+            </Form.Item>
+          </div>
+          <Form.Item<Values> name="remark" label={t('roles.field.remark')}>
+            <Input.TextArea maxLength={200} autoSize={{ minRows: 2, maxRows: 4 }} data-testid="role-remark" />
+          </Form.Item>
+          {current?.isAdmin ? (
+            <Form.Item label={t('roles.field.authority')}>
+              <Alert
+                type="info"
+                showIcon
+                title={t('roles.adminHoldsAll')}
+                className="role-form__alert"
+                data-testid="role-admin-note"
+              />
+              <AuthorityTree menus={grantable.menus} loading={grantable.loading} readOnly />
+            </Form.Item>
+          ) : (
+            <Form.Item<Values> name="menuIds" label={t('roles.field.authority')} extra={authorityHint}>
+              <AuthorityTree menus={grantable.menus} loading={grantable.loading} />
+            </Form.Item>
+          )}
+          <button type="submit" hidden aria-hidden="true" tabIndex={-1} />
+        </Form>
+      </Spin>
+    </FormDialog>
   );
 }
