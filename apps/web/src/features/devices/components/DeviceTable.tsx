@@ -8,7 +8,7 @@
  * `device-filter-keyword`, `device-refresh`, `device-add`, `device-edit-<id>`,
  * `device-delete-<id>`, `device-secret-<id>`; rows carry `data-row-key` = device id.
  */
-import { DeleteOutlined, EditOutlined, KeyOutlined } from '@ant-design/icons';
+import { EditOutlined, KeyOutlined } from '@ant-design/icons';
 import { DEVICE_TYPES, type DeviceRow, type DeviceType } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Empty, Popconfirm, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
@@ -16,6 +16,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '@/shared/feedback';
 import { formatQuantity, NO_VALUE } from '@/shared/format';
+import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
 import {
   type DeviceQuery,
@@ -248,29 +249,17 @@ export function DeviceTable({
               </Popconfirm>
             )}
             {canDelete && (
-              <Popconfirm
+              <DeleteAction
                 title={t('devices.deleteDevice')}
                 description={
                   d.gatewayId === null
                     ? t('devices.deleteGatewayConfirm', { sn: d.sn })
                     : t('devices.deleteDeviceConfirm', { sn: d.sn })
                 }
-                okText={t('common.delete')}
-                okButtonProps={{ danger: true }}
-                cancelText={t('common.cancel')}
                 onConfirm={() => remove.mutateAsync(d).catch(() => undefined)}
-              >
-                <Tooltip title={t('common.delete')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    danger
-                    icon={<DeleteOutlined />}
-                    aria-label={`${t('common.delete')} ${d.sn}`}
-                    data-testid={`device-delete-${d.id}`}
-                  />
-                </Tooltip>
-              </Popconfirm>
+                name={d.sn}
+                testId={`device-delete-${d.id}`}
+              />
             )}
           </span>
         ),

@@ -11,14 +11,15 @@
  * `employee-filter-status`, `employee-refresh`, `employee-add`, `employee-status-<id>`,
  * `employee-edit-<id>`, `employee-reset-<id>`, `employee-delete-<id>`.
  */
-import { DeleteOutlined, EditOutlined, LockOutlined } from '@ant-design/icons';
+import { EditOutlined, LockOutlined } from '@ant-design/icons';
 import type { EmployeeRow, EnabledStatus } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Grid, Popconfirm, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Button, Empty, Grid, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { deleteEmployee, type EmployeeQuery, fetchEmployees, orgPeopleKeys, setEmployeeStatus } from '../api';
 import { StatusTag } from './StatusTag';
@@ -246,40 +247,16 @@ export function EmployeeTable({
                   />
                 </Tooltip>
               )}
-              {canDelete &&
-                (blocked ? (
-                  <Tooltip title={blocked}>
-                    <Button
-                      type="text"
-                      size="small"
-                      danger
-                      disabled
-                      icon={<DeleteOutlined />}
-                      aria-label={`${t('common.delete')} ${e.account}`}
-                      data-testid={`employee-delete-${e.id}`}
-                    />
-                  </Tooltip>
-                ) : (
-                  <Popconfirm
-                    title={t('employees.delete')}
-                    description={t('employees.deleteConfirm', { name: e.name, account: e.account })}
-                    okText={t('common.delete')}
-                    okButtonProps={{ danger: true }}
-                    cancelText={t('common.cancel')}
-                    onConfirm={() => remove.mutateAsync(e).catch(() => undefined)}
-                  >
-                    <Tooltip title={t('common.delete')}>
-                      <Button
-                        type="text"
-                        size="small"
-                        danger
-                        icon={<DeleteOutlined />}
-                        aria-label={`${t('common.delete')} ${e.account}`}
-                        data-testid={`employee-delete-${e.id}`}
-                      />
-                    </Tooltip>
-                  </Popconfirm>
-                ))}
+              {canDelete && (
+                <DeleteAction
+                  title={t('employees.delete')}
+                  description={t('employees.deleteConfirm', { name: e.name, account: e.account })}
+                  onConfirm={() => remove.mutateAsync(e).catch(() => undefined)}
+                  name={e.account}
+                  testId={`employee-delete-${e.id}`}
+                  blocked={blocked}
+                />
+              )}
             </span>
           );
         },

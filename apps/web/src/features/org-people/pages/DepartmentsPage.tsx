@@ -11,15 +11,16 @@
  * `dept-table` (rows `data-row-key` = id), `dept-add-child-<id>`, `dept-edit-<id>`,
  * `dept-delete-<id>` (and the dialog's).
  */
-import { DeleteOutlined, EditOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { EditOutlined, PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { type DepartmentRow, Perm } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Empty, Grid, Input, Popconfirm, Table, type TableColumnsType, Tooltip } from 'antd';
+import { Button, Card, Empty, Grid, Input, Table, type TableColumnsType, Tooltip } from 'antd';
 import { type Key, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
+import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
 import { deleteDepartment, fetchDepartments, orgPeopleKeys } from '../api';
 import { CompanyPicker, useCompanyChoice } from '../CompanyPicker';
@@ -127,25 +128,14 @@ export default function DepartmentsPage() {
               </Tooltip>
             )}
             {canDelete && (
-              <Popconfirm
+              <DeleteAction
                 title={t('departments.delete')}
                 description={t('departments.deleteConfirm', { name: d.name })}
-                okText={t('common.delete')}
-                okButtonProps={{ danger: true, 'data-testid': 'dept-delete-ok' }}
-                cancelText={t('common.cancel')}
                 onConfirm={() => remove.mutateAsync(d).catch(() => undefined)}
-              >
-                <Tooltip title={t('common.delete')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    danger
-                    icon={<DeleteOutlined />}
-                    aria-label={`${t('common.delete')} ${d.name}`}
-                    data-testid={`dept-delete-${d.id}`}
-                  />
-                </Tooltip>
-              </Popconfirm>
+                name={d.name}
+                testId={`dept-delete-${d.id}`}
+                okTestId="dept-delete-ok"
+              />
             )}
           </span>
         ),

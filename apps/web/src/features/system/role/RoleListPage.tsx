@@ -9,16 +9,17 @@
  * `role-table` (rows `data-row-key` = role id), `role-edit-<id>`, `role-copy-<id>`,
  * `role-delete-<id>` (and those of the dialogs).
  */
-import { CopyOutlined, DeleteOutlined, EditOutlined } from '@ant-design/icons';
+import { CopyOutlined, EditOutlined } from '@ant-design/icons';
 import { type EnabledStatus, Perm, type RoleRow } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Grid, Popconfirm, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Button, Card, Grid, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { CompanyPicker, useCompanyChoice } from '@/features/org-people';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
+import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { deleteRole, fetchRoles, type RoleQuery, roleKeys } from './api';
 import { RoleCopyDialog } from './RoleCopyDialog';
@@ -139,40 +140,18 @@ export default function RoleListPage() {
                 />
               </Tooltip>
             )}
-            {canDelete &&
-              (r.isAdmin || r.employeeCount > 0 ? (
-                <Tooltip title={r.isAdmin ? t('roles.adminUndeletable') : t('roles.inUse')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    danger
-                    disabled
-                    icon={<DeleteOutlined />}
-                    aria-label={`${t('common.delete')} ${r.name}`}
-                    data-testid={`role-delete-${r.id}`}
-                  />
-                </Tooltip>
-              ) : (
-                <Popconfirm
-                  title={t('roles.delete')}
-                  description={t('roles.deleteConfirm', { name: r.name })}
-                  okText={t('common.delete')}
-                  okButtonProps={{ danger: true }}
-                  cancelText={t('common.cancel')}
-                  onConfirm={() => remove.mutateAsync(r).catch(() => undefined)}
-                >
-                  <Tooltip title={t('common.delete')}>
-                    <Button
-                      type="text"
-                      size="small"
-                      danger
-                      icon={<DeleteOutlined />}
-                      aria-label={`${t('common.delete')} ${r.name}`}
-                      data-testid={`role-delete-${r.id}`}
-                    />
-                  </Tooltip>
-                </Popconfirm>
-              ))}
+            {canDelete && (
+              <DeleteAction
+                title={t('roles.delete')}
+                description={t('roles.deleteConfirm', { name: r.name })}
+                onConfirm={() => remove.mutateAsync(r).catch(() => undefined)}
+                name={r.name}
+                testId={`role-delete-${r.id}`}
+                blocked={
+                  r.isAdmin ? t('roles.adminUndeletable') : r.employeeCount > 0 ? t('roles.inUse') : undefined
+                }
+              />
+            )}
           </span>
         ),
       });
