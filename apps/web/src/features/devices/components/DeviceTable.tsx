@@ -18,6 +18,7 @@ import { showSuccess } from '@/shared/feedback';
 import { formatQuantity, NO_VALUE } from '@/shared/format';
 import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
+import { serverPagination } from '@/shared/ui/serverPagination';
 import {
   type DeviceQuery,
   type DeviceSecret,
@@ -337,16 +338,9 @@ export function DeviceTable({
               />
             ),
           }}
-          pagination={{
-            current: page.pageNum,
-            pageSize: page.pageSize,
-            total: query.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: [10, 20, 50, 100],
-            showTotal: (total) => t('devices.total', { count: total }),
-            onChange: (pageNum, pageSize) => setPage({ pageNum, pageSize }),
-            hideOnSinglePage: false,
-          }}
+          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
+            t('devices.total', { count: total }),
+          )}
         />
       </div>
     </div>

@@ -21,6 +21,7 @@ import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
 import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
+import { serverPagination } from '@/shared/ui/serverPagination';
 import { deleteEmployee, type EmployeeQuery, fetchEmployees, orgPeopleKeys, setEmployeeStatus } from '../api';
 import { StatusTag } from './StatusTag';
 
@@ -321,15 +322,9 @@ export function EmployeeTable({
               />
             ),
           }}
-          pagination={{
-            current: page.pageNum,
-            pageSize: page.pageSize,
-            total: query.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: [10, 20, 50, 100],
-            showTotal: (total) => t('employees.total', { count: total }),
-            onChange: (pageNum, pageSize) => setPage({ pageNum, pageSize }),
-          }}
+          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
+            t('employees.total', { count: total }),
+          )}
         />
       </div>
     </section>

@@ -16,6 +16,7 @@ import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
+import { serverPagination } from '@/shared/ui/serverPagination';
 import { type CompanyQuery, fetchCompanies, orgKeys, setCompanyStatus } from '../api';
 
 interface Props {
@@ -227,15 +228,9 @@ export function CompanyTable({ kind, canStatus, canAssign, onAdd, onEdit, onAssi
               />
             ),
           }}
-          pagination={{
-            current: page.pageNum,
-            pageSize: page.pageSize,
-            total: query.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: [10, 20, 50, 100],
-            showTotal: (n) => t('org.total', { count: n }),
-            onChange: (pageNum, pageSize) => setPage({ pageNum, pageSize }),
-          }}
+          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
+            t('org.total', { count: total }),
+          )}
         />
       </div>
     </>

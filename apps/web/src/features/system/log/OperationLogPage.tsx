@@ -18,6 +18,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
+import { serverPagination } from '@/shared/ui/serverPagination';
 import { fetchLogs, type LogQuery, logKeys } from './api';
 import { LogDetailDrawer } from './LogDetailDrawer';
 import { LogResult } from './LogResult';
@@ -215,15 +216,9 @@ export default function OperationLogPage() {
           dataSource={query.data?.list ?? []}
           loading={query.isLoading}
           scroll={{ x: 'max-content' }}
-          pagination={{
-            current: page.pageNum,
-            pageSize: page.pageSize,
-            total: query.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: [10, 20, 50, 100],
-            showTotal: (total) => t('oplog.total', { count: total }),
-            onChange: (pageNum, pageSize) => setPage({ pageNum, pageSize }),
-          }}
+          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
+            t('oplog.total', { count: total }),
+          )}
         />
       </div>
       <LogDetailDrawer

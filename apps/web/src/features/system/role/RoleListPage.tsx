@@ -21,6 +21,7 @@ import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
 import { DeleteAction } from '@/shared/ui/DeleteAction';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
+import { serverPagination } from '@/shared/ui/serverPagination';
 import { deleteRole, fetchRoles, type RoleQuery, roleKeys } from './api';
 import { RoleCopyDialog } from './RoleCopyDialog';
 import { RoleDialog } from './RoleDialog';
@@ -222,15 +223,9 @@ export default function RoleListPage() {
           dataSource={query.data?.list ?? []}
           loading={query.isLoading}
           scroll={{ x: 'max-content' }}
-          pagination={{
-            current: page.pageNum,
-            pageSize: page.pageSize,
-            total: query.data?.total ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: [10, 20, 50, 100],
-            showTotal: (total) => t('roles.total', { count: total }),
-            onChange: (pageNum, pageSize) => setPage({ pageNum, pageSize }),
-          }}
+          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
+            t('roles.total', { count: total }),
+          )}
         />
       </div>
       <RoleDialog
