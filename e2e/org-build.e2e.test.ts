@@ -156,8 +156,10 @@ describe('a new agent built from the console', () => {
     await page.goto('/system/role');
     await page.getByTestId('role-table').locator('tr[data-row-key]').first().waitFor();
     await pickCompany(page, AGENT);
+    // The platform's list may still be on screen for a moment (it has a 管理员 row too): wait for
+    // the agent's list, which holds exactly its administrator role.
+    await expect.poll(() => page.getByTestId('role-table').locator('tr[data-row-key]').count()).toBe(1);
     const adminRole = await rowKey(page, 'role-table', '管理员');
-    expect(await page.getByTestId('role-table').locator('tr[data-row-key]').count()).toBe(1);
     expect(adminRole).toBeGreaterThan(0);
     await page.getByTestId('role-add').click();
     await page.getByTestId(`role-menu-${EMPLOYEES_PAGE}`).waitFor();
