@@ -34,79 +34,84 @@ const VARIANTS = [
   ['en', 'mobile'],
 ] as const;
 
-// The four variants use their own contexts and sessions, so they run side by side.
-describe.concurrent('screenshots', () => {
-  it.each(VARIANTS)('%s %s: every screen', async (lang, size) => {
-    const { page, context } = await newPage(browser, size === 'desktop' ? DESKTOP : MOBILE);
-    const prefix = `${lang}-${size}`;
-    const text = TEXT[lang];
-    await useLanguage(page, lang);
-    // No blinking caret in the pictures.
-    await context.addInitScript(() => {
-      addEventListener('DOMContentLoaded', () => {
-        const style = document.createElement('style');
-        style.textContent = '*, *::before, *::after { caret-color: transparent !important; }';
-        document.head.append(style);
+// One variant after another (about 15 s each): four browser pages at once on a two-core
+// machine made each slow enough to time out.
+describe('screenshots', () => {
+  it.each(VARIANTS)(
+    '%s %s: every screen',
+    async (lang, size) => {
+      const { page, context } = await newPage(browser, size === 'desktop' ? DESKTOP : MOBILE);
+      const prefix = `${lang}-${size}`;
+      const text = TEXT[lang];
+      await useLanguage(page, lang);
+      // No blinking caret in the pictures.
+      await context.addInitScript(() => {
+        addEventListener('DOMContentLoaded', () => {
+          const style = document.createElement('style');
+          style.textContent = '*, *::before, *::after { caret-color: transparent !important; }';
+          document.head.append(style);
+        });
       });
-    });
 
-    await page.goto('/newscreen');
-    await page.getByTestId('cockpit-clock').waitFor();
-    await shoot(page, `${prefix}-newscreen`);
+      await page.goto('/newscreen');
+      await page.getByTestId('cockpit-clock').waitFor();
+      await shoot(page, `${prefix}-newscreen`);
 
-    await page.goto('/login');
-    await page.getByTestId('login-form').waitFor();
-    await shoot(page, `${prefix}-login`);
-    await page.getByTestId('login-password').fill('12345');
-    await page.getByRole('button', { name: text.submit, exact: true }).click();
-    await page.getByTestId('login-password-error').waitFor();
-    await shoot(page, `${prefix}-login-errors`);
+      await page.goto('/login');
+      await page.getByTestId('login-form').waitFor();
+      await shoot(page, `${prefix}-login`);
+      await page.getByTestId('login-password').fill('12345');
+      await page.getByRole('button', { name: text.submit, exact: true }).click();
+      await page.getByTestId('login-password-error').waitFor();
+      await shoot(page, `${prefix}-login-errors`);
 
-    await openSignedIn(page);
-    await page.getByTestId('dashboard-profile').waitFor();
-    await page.getByTestId('dashboard').locator('.ant-skeleton').first().waitFor({ state: 'detached' });
-    await shoot(page, `${prefix}-dashboard`);
+      await openSignedIn(page);
+      await page.getByTestId('dashboard-profile').waitFor();
+      await page.getByTestId('dashboard').locator('.ant-skeleton').first().waitFor({ state: 'detached' });
+      await shoot(page, `${prefix}-dashboard`);
 
-    if (size === 'mobile') {
-      await page.getByTestId('hamburger').click();
-      await page.getByTestId('sidebar-backdrop').waitFor();
-      await page.getByTestId('sidebar').getByRole('menuitem').first().waitFor();
-      await shoot(page, `${prefix}-sidebar-open`);
-      await page.getByTestId('sidebar-backdrop').click({ position: { x: 360, y: 400 } });
-      await page.getByTestId('sidebar-backdrop').waitFor({ state: 'detached' });
-    }
+      if (size === 'mobile') {
+        await page.getByTestId('hamburger').click();
+        await page.getByTestId('sidebar-backdrop').waitFor();
+        await page.getByTestId('sidebar').getByRole('menuitem').first().waitFor();
+        await shoot(page, `${prefix}-sidebar-open`);
+        await page.getByTestId('sidebar-backdrop').click({ position: { x: 360, y: 400 } });
+        await page.getByTestId('sidebar-backdrop').waitFor({ state: 'detached' });
+      }
 
-    await page.goto('/system/menu');
-    await page.getByTestId('menu-list').locator('tr[data-row-key="101"]').waitFor();
-    await shoot(page, `${prefix}-menu-list`);
+      await page.goto('/system/menu');
+      await page.getByTestId('menu-list').locator('tr[data-row-key="101"]').waitFor();
+      await shoot(page, `${prefix}-menu-list`);
 
-    await page.getByTestId('user-dropdown').click();
-    await page.getByRole('menuitem', { name: text.password }).waitFor();
-    await shoot(page, `${prefix}-user-dropdown`);
-    await page.getByRole('menuitem', { name: text.password }).click();
-    const passwordDialog = page.getByRole('dialog', { name: text.password });
-    await passwordDialog.getByTestId('password-dialog').waitFor();
-    await shoot(page, `${prefix}-password-dialog`);
-    await passwordDialog.getByTestId('password-new').fill('abc');
-    await passwordDialog.getByTestId('password-confirm').fill('abd');
-    await passwordDialog.getByTestId('password-submit').click();
-    await passwordDialog.locator('.ant-form-item-explain-error').nth(2).waitFor();
-    await shoot(page, `${prefix}-password-dialog-errors`);
-    await page.keyboard.press('Escape');
-    await passwordDialog.waitFor({ state: 'hidden' });
+      await page.getByTestId('user-dropdown').click();
+      await page.getByRole('menuitem', { name: text.password }).waitFor();
+      await shoot(page, `${prefix}-user-dropdown`);
+      await page.getByRole('menuitem', { name: text.password }).click();
+      const passwordDialog = page.getByRole('dialog', { name: text.password });
+      await passwordDialog.getByTestId('password-dialog').waitFor();
+      await shoot(page, `${prefix}-password-dialog`);
+      await passwordDialog.getByTestId('password-new').fill('abc');
+      await passwordDialog.getByTestId('password-confirm').fill('abd');
+      await passwordDialog.getByTestId('password-submit').click();
+      await passwordDialog.locator('.ant-form-item-explain-error').nth(2).waitFor();
+      await shoot(page, `${prefix}-password-dialog-errors`);
+      await page.keyboard.press('Escape');
+      await passwordDialog.waitFor({ state: 'hidden' });
 
-    await page.getByTestId('user-dropdown').click();
-    await page.getByRole('menuitem', { name: text.email }).click();
-    const emailDialog = page.getByRole('dialog', { name: text.email });
-    await emailDialog.getByTestId('email-dialog').waitFor();
-    await shoot(page, `${prefix}-email-dialog`);
-    await page.keyboard.press('Escape');
-    await emailDialog.waitFor({ state: 'hidden' });
+      await page.getByTestId('user-dropdown').click();
+      await page.getByRole('menuitem', { name: text.email }).click();
+      const emailDialog = page.getByRole('dialog', { name: text.email });
+      await emailDialog.getByTestId('email-dialog').waitFor();
+      await shoot(page, `${prefix}-email-dialog`);
+      await page.keyboard.press('Escape');
+      await emailDialog.waitFor({ state: 'hidden' });
 
-    await page.goto('/no-such-page');
-    await page.getByTestId('not-found').waitFor();
-    await shoot(page, `${prefix}-404`);
+      await page.goto('/no-such-page');
+      await page.getByTestId('not-found').waitFor();
+      await shoot(page, `${prefix}-404`);
 
-    await context.close();
-  });
+      await context.close();
+    },
+    90_000,
+  );
 });
