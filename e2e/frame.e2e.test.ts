@@ -219,9 +219,19 @@ describe('keep-alive', () => {
     expect(await kept.getByTestId('menu-filter').inputValue()).toBe('菜单');
 
     // A page that is not kept alive mounts fresh on each visit.
-    await sidebar.getByText('系统管理').click();
-    await sidebar.getByRole('menuitem', { name: '菜单管理' }).click();
-    await page.waitForURL('**/system/menu');
+    // Open the System group unless it is open, then the page (the group's expand animation can
+    // swallow a click: try again until the route changes).
+    const menuItem = sidebar.getByRole('menuitem', { name: '菜单管理' });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await menuItem.isVisible())) await sidebar.getByText('系统管理').click();
+        await menuItem.click({ timeout: 3_000 });
+        await page.waitForURL('**/system/menu', { timeout: 3_000 });
+        break;
+      } catch (err) {
+        if (attempt === 5) throw err;
+      }
+    }
     // The kept-alive page stays in the document, hidden; the visible filter is this page's own.
     await kept.waitFor({ state: 'hidden' });
     const filter = page.getByTestId('menu-filter').filter({ visible: true });
