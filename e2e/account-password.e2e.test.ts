@@ -11,6 +11,7 @@ import {
   ADMIN,
   api,
   apiSignIn,
+  chooseUserMenu,
   openSignedIn,
   recordCalls,
   sha256Hex,
@@ -49,10 +50,8 @@ afterAll(async () => {
 });
 
 async function openDialog(page: Page) {
-  await page.getByTestId('user-dropdown').click();
-  await page.getByRole('menuitem', { name: '修改密码' }).click();
   const dialog = page.getByRole('dialog', { name: '修改密码' });
-  await dialog.getByTestId('password-dialog').waitFor();
+  await chooseUserMenu(page, '修改密码', dialog.getByTestId('password-dialog'));
   return dialog;
 }
 

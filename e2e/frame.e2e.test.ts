@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookie, DESKTOP, MOBILE, openSignedIn, recordCalls, toast } from './support/app';
+import { chooseUserMenu, cookie, DESKTOP, MOBILE, openSignedIn, recordCalls, toast } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 let browser: Browser;
@@ -63,9 +63,7 @@ describe('dialogs over the frame', () => {
   it('a dialog covers the whole frame: the sidebar is behind the mask, not clickable', async () => {
     const { page, context } = await newPage(browser, DESKTOP);
     await openSignedIn(page);
-    await page.getByTestId('user-dropdown').click();
-    await page.getByRole('menuitem', { name: '修改密码' }).click();
-    await page.getByTestId('password-dialog').waitFor();
+    await chooseUserMenu(page, '修改密码', page.getByTestId('password-dialog'));
 
     // What a click on the sidebar's 首页 item would hit while the dialog is open.
     const item = await page.getByTestId('sidebar').getByRole('menuitem', { name: '首页' }).boundingBox();

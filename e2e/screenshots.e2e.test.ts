@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { DESKTOP, MOBILE, openSignedIn, screenshot, useLanguage } from './support/app';
+import { chooseUserMenu, DESKTOP, MOBILE, openSignedIn, screenshot, useLanguage } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 let browser: Browser;
@@ -98,10 +98,8 @@ describe('screenshots', () => {
       await page.keyboard.press('Escape');
       await passwordDialog.waitFor({ state: 'hidden' });
 
-      await page.getByTestId('user-dropdown').click();
-      await page.getByRole('menuitem', { name: text.email }).click();
       const emailDialog = page.getByRole('dialog', { name: text.email });
-      await emailDialog.getByTestId('email-dialog').waitFor();
+      await chooseUserMenu(page, text.email, emailDialog.getByTestId('email-dialog'));
       await shoot(page, `${prefix}-email-dialog`);
       await page.keyboard.press('Escape');
       await emailDialog.waitFor({ state: 'hidden' });

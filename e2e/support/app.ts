@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Page, Request } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 import { baseUrl } from './browser';
 
 export const ADMIN = { account: 'admin', password: 'admin123' } as const;
@@ -184,4 +184,23 @@ export async function screenshot(page: Page, name: string): Promise<void> {
       .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
   );
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/**
+ * Opens the user dropdown and chooses `item`, then waits for `until` (e.g. the dialog it opens).
+ * Under load the dropdown's opening animation can swallow the click; it is tried again, up to
+ * five times, before the last error is thrown.
+ */
+export async function chooseUserMenu(page: Page, item: string, until: Locator): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.getByTestId('user-dropdown').click({ timeout: 5_000 });
+      await page.getByRole('menuitem', { name: item }).click({ timeout: 5_000 });
+      await until.waitFor({ timeout: 8_000 });
+      return;
+    } catch (err) {
+      if (attempt === 5) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
 }
