@@ -1,6 +1,6 @@
 /**
  * Benchmark: gzipped JavaScript the browser loads for a first visit of `/login` and of
- * `/dashboard` (signed in), measured in headless Chromium against the built console
+ * `/dashboard` (signed in), `/zdjkshow` (signed in) and `/newscreen` (public cockpit), measured in headless Chromium against the built console
  * (design §6 budgets: ≤ 200 KB and ≤ 350 KB).
  */
 import { gzipSync } from 'node:zlib';
@@ -68,7 +68,10 @@ export async function benchBundles(base: string): Promise<BundleFigures[]> {
     const state = JSON.stringify(await context.storageState());
     await context.close();
     const dashboard = await measure(browser, base, '/dashboard', state);
-    return [login, dashboard];
+    // Issue 4: the site monitoring screen (signed in) and the public cockpit (no session).
+    const zdjkshow = await measure(browser, base, '/zdjkshow', state);
+    const newscreen = await measure(browser, base, '/newscreen');
+    return [login, dashboard, zdjkshow, newscreen];
   } finally {
     await browser.close();
   }

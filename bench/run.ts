@@ -16,6 +16,7 @@ import { seedIfEmpty } from '../apps/server/src/db/seed';
 import { benchBundles } from './bundle-size';
 import { benchDeviceIngest, EXTERNAL_PER_CLIENT, GATEWAYS, PER_CLIENT, WINDOW } from './device-ingest';
 import { POINTS_PER_MESSAGE } from './device-payloads';
+import { benchHistory } from './history';
 import { benchLiveLatency, SOCKETS } from './live-latency';
 import { benchMenuThroughput } from './menu-throughput';
 
@@ -141,6 +142,30 @@ async function devices(): Promise<void> {
   }
 }
 
-await bundles();
-await menu();
-await devices().catch((err: Error) => console.log(`  device benchmarks stopped: ${err.message}`));
+async function history(): Promise<void> {
+  const postgresUrl = await reachablePostgres();
+  console.log(
+    `\nHistory: year chart of one point, a year of 1-minute data for 100 devices (bench/history.ts)  [${load()}]`,
+  );
+  for (const f of await benchHistory(postgresUrl)) {
+    const speedup = f.raw.p95Ms / Math.max(0.1, f.rollup.p95Ms);
+    console.log(
+      `  ${f.engine.padEnd(10)} seed: raw ${f.seed.rawRows} rows in ${f.seed.rawS} s, rollups ${f.seed.rollupRows} rows in ${f.seed.rollupsS} s`,
+    );
+    console.log(
+      `  ${' '.repeat(10)} rollup (${f.rollup.resolution}, ${f.rollup.points} points): p50 ${f.rollup.p50Ms} ms  p95 ${f.rollup.p95Ms} ms (${f.rollup.runs} runs; goal ≤ 100 ms)`,
+    );
+    console.log(
+      `  ${' '.repeat(10)} same from raw rows:      p50 ${f.raw.p50Ms} ms  p95 ${f.raw.p95Ms} ms (${f.raw.runs} runs)  → ${speedup.toFixed(0)}× faster (goal ≥ 20×); same totals: ${f.sameTotals ? 'yes' : 'NO'}`,
+    );
+  }
+  if (!postgresUrl) console.log('  (PostgreSQL not reachable: its figures were skipped)');
+}
+
+const only = process.argv[2];
+if (!only || only === 'bundles') await bundles();
+if (!only || only === 'menu') await menu();
+if (!only || only === 'devices')
+  await devices().catch((err: Error) => console.log(`  device benchmarks stopped: ${err.message}`));
+if (!only || only === 'history')
+  await history().catch((err: Error) => console.log(`  history benchmark stopped: ${err.message}`));

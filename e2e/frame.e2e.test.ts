@@ -1,7 +1,7 @@
 /**
  * The page frame (spec §2, §4): sidebar state kept in the `sidebarStatus` cookie, the mobile
  * layout below 992 px (drawer with backdrop), the language switch (menu re-fetched, reload,
- * kept), and keep-alive of 'zdjk' pages.
+ * kept), and keep-alive of 'development' and 'zdjk' pages.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,10 +173,10 @@ describe('language switch in the frame', () => {
 
 describe('keep-alive', () => {
   /**
-   * The server has no 'zdjk' / 'development' menu yet, so the browser's copy of the menu gets one
-   * (a top-level 'zdjk' page showing the menu list); everything else is the real server.
+   * The server has no 'development' menu, so the browser's copy of the menu gets one (a top-level
+   * 'development' page showing the menu list); everything else is the real server.
    */
-  it("keeps a 'zdjk' page's state while the user is elsewhere; other pages start fresh", async () => {
+  it("keeps a 'development' page's state while the user is elsewhere; other pages start fresh", async () => {
     const { page, context } = await newPage(browser, DESKTOP);
     await page.route('**/api-bms/user/getUserInfo', async (route) => {
       const response = await route.fetch();
@@ -190,12 +190,12 @@ describe('keep-alive', () => {
           ...menuPage,
           id: 9001,
           parentId: null,
-          path: '/zdjk',
-          name: 'Zdjk',
+          path: '/development',
+          name: 'Development',
           vueName: null,
           redirect: null,
           children: [],
-          meta: { ...(menuPage.meta as object), title: '站点监控', keepAlive: false },
+          meta: { ...(menuPage.meta as object), title: '开发调试', keepAlive: false },
         });
       }
       await route.fulfill({ response, json: body });
@@ -203,16 +203,16 @@ describe('keep-alive', () => {
     await openSignedIn(page);
 
     const sidebar = page.getByTestId('sidebar');
-    await sidebar.getByRole('menuitem', { name: '站点监控' }).click();
-    await page.waitForURL('**/zdjk/index');
+    await sidebar.getByRole('menuitem', { name: '开发调试' }).click();
+    await page.waitForURL('**/development/index');
     await page.getByTestId('menu-filter').fill('菜单');
 
     await page.getByTestId('tag-/dashboard').click();
     await page.waitForURL('**/dashboard');
     await page.getByTestId('dashboard').waitFor();
-    await page.getByTestId('tag-/zdjk/index').click();
-    await page.waitForURL('**/zdjk/index');
-    const kept = page.locator('[data-keep-alive="/zdjk/index"]');
+    await page.getByTestId('tag-/development/index').click();
+    await page.waitForURL('**/development/index');
+    const kept = page.locator('[data-keep-alive="/development/index"]');
     await kept.waitFor();
     expect(await kept.getByTestId('menu-filter').inputValue()).toBe('菜单');
 
@@ -240,6 +240,19 @@ describe('keep-alive', () => {
     await page.waitForURL('**/system/menu');
     await filter.waitFor();
     expect(await filter.inputValue()).toBe('');
+    await context.close();
+  });
+
+  it("keeps site monitoring (/zdjkshow, under 'zdjk') as the user left it", async () => {
+    const { page, context } = await newPage(browser, DESKTOP);
+    await openSignedIn(page, '/zdjkshow');
+    const search = page.getByTestId('monitor-search');
+    await search.fill('上海');
+    await page.getByTestId('tag-/dashboard').click();
+    await page.getByTestId('dashboard').waitFor();
+    await page.getByTestId('tag-/zdjkshow').click();
+    await page.waitForURL('**/zdjkshow');
+    expect(await page.getByTestId('monitor-search').filter({ visible: true }).inputValue()).toBe('上海');
     await context.close();
   });
 });

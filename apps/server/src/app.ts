@@ -24,16 +24,25 @@ import { registerAudit } from './http/audit';
 import { type ApiRouteAccess, registerAuthHook } from './http/auth-hook';
 import { failure, registerEnvelope } from './http/envelope';
 import { LiveHub } from './live/live-hub';
+import { AlarmMailer } from './modules/alarm/alarm-mail';
+import { alarmRoutes } from './modules/alarm/alarm-routes';
 import { logRoutes } from './modules/audit/log-routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes';
 import { DashboardService } from './modules/dashboard/dashboard-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
+import { exportRoutes } from './modules/export/export-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
+import { monitorRoutes } from './modules/monitor/monitor-routes';
+import { siteMonitorRoutes } from './modules/monitor/site-monitor-routes';
 import { companyRoutes } from './modules/org/company-routes';
 import { departmentRoutes } from './modules/org/department-routes';
 import { employeeAdminRoutes } from './modules/org/employee-admin-routes';
 import { roleRoutes } from './modules/org/role-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
+import { RegistryService } from './modules/registry/registry-service';
+import { screenRoutes } from './modules/screen/screen-routes';
+import { TouPushService } from './modules/tou/tou-push';
+import { touRoutes } from './modules/tou/tou-routes';
 import { userRoutes } from './modules/user/user-routes';
 
 declare module 'fastify' {
@@ -120,6 +129,26 @@ export async function buildApp({
   app.decorate('live', live);
   live.start(devices);
   app.addHook('onClose', () => live.close());
+  // ToU delivery to the EMS: like the live hub, re-targeted with start(devices) once they run.
+  const touPush = new TouPushService(db, app.log);
+  app.decorate('touPush', touPush);
+  touPush.start(devices);
+  app.addHook('onClose', async () => touPush.stop());
+  // Alarm mail job (digests, delivery, retries): like the live hub, re-targeted once devices run.
+  const alarmMail = new AlarmMailer(db, app.log, {
+    smtpUrl: config.mail.smtpUrl,
+    from: config.mail.from,
+    publicUrl: config.mail.publicUrl,
+    intervalS: config.mail.jobIntervalS,
+  });
+  app.decorate('alarmMail', alarmMail);
+  alarmMail.start(devices);
+  app.addHook('onClose', () => alarmMail.stop());
+  // Sites and devices; a site's new time zone goes out with its ToU scheme.
+  app.decorate(
+    'registry',
+    new RegistryService(db, { touSiteTimezoneChanged: (siteId) => touPush.timezoneChanged(siteId) }),
+  );
 
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   app.get(LIVE_PATH, { websocket: true, schema: { hide: true } }, (socket, request) =>
@@ -141,6 +170,12 @@ export async function buildApp({
     await api.register(employeeAdminRoutes);
     await api.register(roleRoutes);
     await api.register(logRoutes);
+    await api.register(touRoutes);
+    await api.register(alarmRoutes);
+    await api.register(exportRoutes);
+    await api.register(screenRoutes);
+    await api.register(siteMonitorRoutes);
+    await api.register(monitorRoutes);
   });
 
   registerConsole(app, config.webDistDir);

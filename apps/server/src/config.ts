@@ -52,6 +52,16 @@ const envSchema = z.object({
   SIMULATOR_INTERVAL_S: intFromEnv(10, 1),
   SIMULATOR_SEED: intFromEnv(1, 0),
   TELEMETRY_RETENTION_DAYS: intFromEnv(400, 1),
+  SMTP_URL: z.preprocess(
+    emptyAsUnset,
+    z
+      .string()
+      .regex(/^smtps?:\/\//, 'smtp:// or smtps:// URL')
+      .optional(),
+  ),
+  MAIL_FROM: z.preprocess(emptyAsUnset, z.string().min(3).default('ESS Console <noreply@localhost>')),
+  PUBLIC_URL: optionalUrl,
+  MAIL_JOB_INTERVAL_S: intFromEnv(10, 0).pipe(z.number().max(3600)),
 });
 
 export interface Config {
@@ -84,6 +94,17 @@ export interface Config {
   };
   /** Raw telemetry older than this is dropped by month (rollups are kept). */
   telemetryRetentionDays: number;
+  /** Alarm mail (modules/alarm/alarm-mail.ts; docs/operations.md "Alarm mail"). */
+  mail: {
+    /** `smtp://user:pass@host:587` or `smtps://…`; without it mails stay in the outbox. */
+    smtpUrl: string | undefined;
+    /** The From header. */
+    from: string;
+    /** Where the console is reached from a mail's link; default `http://localhost:<port>`. */
+    publicUrl: string;
+    /** Seconds between runs of the mail job on this instance; 0 = this instance runs none. */
+    jobIntervalS: number;
+  };
   auth: {
     accessTokenTtlS: number;
     /** Absolute lifetime of a session's refresh tokens, counted from sign-in. */
@@ -135,6 +156,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
       seed: e.SIMULATOR_SEED,
     },
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
+    mail: {
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+      jobIntervalS: e.MAIL_JOB_INTERVAL_S,
+    },
     auth: {
       accessTokenTtlS: e.ACCESS_TOKEN_TTL_S,
       refreshTokenTtlS: e.REFRESH_TOKEN_TTL_S,

@@ -43,6 +43,8 @@ async function main(): Promise<void> {
   });
   await devices.start();
   app.live.start(devices);
+  app.touPush.start(devices);
+  app.alarmMail.start(devices);
   app.devices = devices;
 
   let fleet: RunningFleet | null = null;

@@ -18,34 +18,45 @@
  */
 
 import {
+  AlarmPath,
   COMPANY_KINDS,
   type CompanyKind,
   companyPath,
   ErrorCode,
+  ExportPath,
   errorMessage,
+  MonitorPath,
   OrgPath,
+  SiteMonitorPath,
+  TouPath,
 } from '@ess/contract';
 import { eq, inArray, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserPasswordDigest } from '../src/auth/password';
 import type { Db } from '../src/db/database';
 import {
+  alarm,
+  alarmEvent,
   company,
   department,
   device,
   employee,
   employeeRole,
+  mailOutbox,
   menu,
   operationLog,
   role,
   roleMenu,
   site,
+  touPush,
+  touScheme,
   userAccount,
 } from '../src/db/schema';
 import { allMenus, forgetMenus, holdableMenus } from '../src/modules/menu/menu-service';
 import { call, type SignedIn, signIn } from './support/client';
 import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { validScheme } from './support/tou';
 
 type Body = Record<string, unknown>;
 /** What a caller gets: a code, or a successful list that does / does not show the target. */
@@ -73,7 +84,13 @@ const OK: Outcome = { code: 0 };
 const SEES: Outcome = { sees: true };
 const HIDDEN: Outcome = { sees: false };
 const code = (c: number): Outcome => ({ code: c });
-const PUBLIC_ROUTES = ['/api-bms/user/login', '/api-bms/user/getUserInfo', '/api-bms/user/refreshToken'];
+const PUBLIC_ROUTES = [
+  '/api-bms/user/login',
+  '/api-bms/user/getUserInfo',
+  '/api-bms/user/refreshToken',
+  // Aggregates only, nothing of any company by name (screens.test.ts proves it).
+  '/api-bms/screen/cockpitPublic',
+];
 
 describe.each(engines)('BOLA matrix on %s', (engine) => {
   let ctx: TestContext;
@@ -90,6 +107,8 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   let gatewayA: number;
   let employeeA: number;
   let customMenu: number;
+  let schemeA: number;
+  let mailA: number;
   const staff = {} as Record<Caller, Staff | 'admin'>;
   const sessions = {} as Record<Caller, SignedIn>;
   let n = 0;
@@ -139,6 +158,50 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     forgetMenus(db);
     return row!.id;
   }
+  async function addScheme(name = fresh('tou')) {
+    const [row] = await db
+      .insert(touScheme)
+      .values({ companyId: A, name, document: validScheme() })
+      .returning({ id: touScheme.id });
+    return row!.id;
+  }
+  /** An active alarm of site A (raised by an event), named by `${M}-alarm` in its content. */
+  async function addAlarm(code = fresh('code')) {
+    const ts = new Date();
+    const [event] = await db
+      .insert(alarmEvent)
+      .values({
+        companyId: A,
+        siteId: siteA,
+        deviceId: gatewayA,
+        gatewayId: gatewayA,
+        msgId: fresh('msg'),
+        msgIndex: 0,
+        ts,
+        kind: 'produce',
+        code,
+        level: 'fault',
+        content: `${M}-alarm`,
+      })
+      .returning({ id: alarmEvent.id });
+    const [row] = await db
+      .insert(alarm)
+      .values({
+        companyId: A,
+        siteId: siteA,
+        deviceId: gatewayA,
+        gatewayId: gatewayA,
+        code,
+        level: 'fault',
+        content: `${M}-alarm`,
+        producedAt: ts,
+        produceEventId: event!.id,
+        notifyState: 'done',
+      })
+      .returning({ id: alarm.id });
+    await db.update(alarmEvent).set({ alarmId: row!.id }).where(eq(alarmEvent.id, event!.id));
+    return row!.id;
+  }
   const nameOf = async (table: typeof company | typeof site, id: number) =>
     (await db.select({ name: table.name }).from(table).where(eq(table.id, id)))[0]!.name;
 
@@ -173,7 +236,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         .from(roleMenu)
         .where(inArray(roleMenu.roleId, roleIds.concat(-1))),
       sites: await db.select().from(site).where(inArray(site.companyId, ids)),
+      touSchemes: await db.select().from(touScheme).where(inArray(touScheme.companyId, ids)),
+      touPushes: await db
+        .select()
+        .from(touPush)
+        .innerJoin(site, eq(site.id, touPush.siteId))
+        .where(inArray(site.companyId, ids)),
       devices: await db.select().from(device).where(inArray(device.companyId, ids)),
+      alarms: await db.select().from(alarm).where(inArray(alarm.companyId, ids)),
       menus: await db.select().from(menu),
     };
     const sorted = Object.fromEntries(
@@ -184,6 +254,13 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     );
     return JSON.stringify(sorted);
   }
+
+  /** A gateway of site A assigned to A's agent sub-company: site A is then one of the agent's sites (export). */
+  let agentGatewayA: number | undefined;
+  const agentGateway = async () => {
+    agentGatewayA ??= await addDevice(null, sub.agent);
+    return agentGatewayA;
+  };
 
   const companyCases = (kind: CompanyKind): Record<string, RouteCase> => ({
     [companyPath(kind, 'pageList')]: {
@@ -239,6 +316,94 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: HIDDEN,
       e: SEES,
       d: SEES,
+    },
+    // Real-time data and history (issue 4 items 2, 3): devices and sites outside scope answer 3030 / 3036.
+    [MonitorPath.realtimeOptions]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [MonitorPath.historyOptions]: {
+      body: () => ({ siteId: siteA }),
+      marker: () => `${M}-gw`,
+      a: SEES,
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: SEES,
+    },
+    [MonitorPath.realtime]: {
+      body: () => ({ deviceId: gatewayA }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [MonitorPath.realtimeTrend]: {
+      body: () => ({ deviceId: gatewayA, point: 'soc_pct' }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [MonitorPath.history]: {
+      body: () => ({
+        series: [{ deviceId: gatewayA, point: 'soc_pct' }],
+        startMs: Date.now() - 86_400_000,
+        endMs: Date.now(),
+      }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [MonitorPath.compare]: {
+      body: () => ({
+        deviceId: gatewayA,
+        point: 'soc_pct',
+        a: { startMs: Date.now() - 86_400_000, endMs: Date.now() },
+        b: { startMs: Date.now() - 2 * 86_400_000, endMs: Date.now() - 86_400_000 },
+      }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [MonitorPath.energy]: {
+      body: () => ({
+        siteId: siteA,
+        granularity: 'day',
+        startMs: Date.now() - 7 * 86_400_000,
+        endMs: Date.now(),
+      }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
+    // Site monitoring (issue 4 item 1): sites in scope; a site outside it answers 3036.
+    [SiteMonitorPath.sites]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [SiteMonitorPath.site]: {
+      body: () => ({ siteId: siteA }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
+    // Big screens (issue 4): the signed-in cockpit (exact positions, revenue: screen:view), the
+    // picker and one site.
+    '/api-bms/screen/cockpit': {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    '/api-bms/screen/sites': {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    '/api-bms/screen/site': {
+      body: () => ({ siteId: siteA }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
     },
 
     '/api-bms/menu/menuList': {
@@ -469,12 +634,127 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: OK,
     },
 
+    [TouPath.pageList]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-tou-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [TouPath.detail]: { body: () => ({ id: schemeA }), b: code(ErrorCode.TOU_SCHEME_NOT_FOUND), e: OK },
+    [TouPath.save]: {
+      body: () => ({ companyId: A, name: fresh('tou'), document: validScheme() }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    [TouPath.update]: {
+      body: async () => ({ id: await addScheme(), version: 1, name: fresh('tou'), document: validScheme() }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [TouPath.delete]: {
+      body: async () => ({ id: await addScheme() }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [TouPath.assign]: {
+      body: () => ({ id: schemeA, siteIds: [siteA] }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [TouPath.pushStatus]: {
+      body: () => ({ id: schemeA }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [TouPath.push]: {
+      // siteA runs schemeA; its EMS never connected.
+      body: () => ({ siteId: siteA }),
+      a: code(ErrorCode.DEVICE_NOT_CONNECTED),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: code(ErrorCode.DEVICE_NOT_CONNECTED),
+    },
+    [ExportPath.sites]: {
+      body: async () => {
+        await agentGateway();
+        return { agentId: sub.agent };
+      },
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      // Scope "self" is the own company only: the agent sub-company is out of sight.
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+    [ExportPath.devices]: {
+      body: () => ({ siteId: siteA }),
+      marker: () => `${M}-gw`,
+      a: SEES,
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: SEES,
+    },
+    [ExportPath.xlsx]: {
+      // Agent, site and device exist for the owner; nothing chosen to export → 3130 (no file).
+      body: async () => ({
+        agentId: sub.agent,
+        startMs: Date.now() - 3_600_000,
+        endMs: Date.now(),
+        siteId: siteA,
+        type: 'alarms',
+        deviceIds: [await agentGateway()],
+        items: [],
+      }),
+      a: code(ErrorCode.EXPORT_DATA_REQUIRED),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+
     [OrgPath.logPageList]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-logged`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
+    },
+
+    [AlarmPath.activeList]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-alarm`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [AlarmPath.historyList]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-alarm`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [AlarmPath.ack]: {
+      body: async () => ({ ids: [await addAlarm()] }),
+      b: code(ErrorCode.ALARM_NOT_FOUND),
+      e: OK,
+    },
+    [AlarmPath.filterOptions]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    // The outbox follows the department part of the data scope: a self-scoped caller sees only
+    // mails to itself, not A's mail to someone else.
+    [AlarmPath.outboxList]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-mail`,
+      a: SEES,
+      b: HIDDEN,
+      e: HIDDEN,
+    },
+    [AlarmPath.outboxDetail]: {
+      body: () => ({ id: mailA }),
+      b: code(ErrorCode.MAIL_NOT_FOUND),
+      e: code(ErrorCode.MAIL_NOT_FOUND),
     },
   };
 
@@ -513,6 +793,22 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     employeeA = await addEmployee(db, { companyId: A, userId, name: `${M}-emp-main`, roleIds: [roleA] });
     await db.update(employee).set({ departmentId: deptA }).where(eq(employee.id, employeeA));
     customMenu = await addCustomMenu();
+    schemeA = await addScheme(`${M}-tou-main`);
+    await addAlarm();
+    const [mail] = await db
+      .insert(mailOutbox)
+      .values({
+        companyId: A,
+        toAddress: `${M}-mail@example.com`,
+        lang: 'zh',
+        subject: `${M}-mail`,
+        body: 'text',
+        alarmIds: [],
+      })
+      .returning({ id: mailOutbox.id });
+    mailA = mail!.id;
+    await db.update(site).set({ touSchemeId: schemeA }).where(eq(site.id, siteA));
+    await db.insert(touPush).values({ siteId: siteA, schemeId: schemeA, schemeVersion: 1 });
     await db
       .update(menu)
       .set({ titleEn: `${M}-m-0` })

@@ -29,7 +29,6 @@ export {
 } from './fleet';
 export { type GatewayOptions, type GatewayStats, type Logger, type SimClock, SimGateway } from './gateway';
 export { PROFILES, type ProfileId } from './model/profiles';
-export { defaultSchedule, type SchedulePeriod, scheduleSchema } from './model/schedule';
 export { FAULT_KINDS, type FaultKind, type SiteReadings, type SiteState } from './model/site';
 export { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
 export { createSimSite } from './sim-site';

@@ -9,18 +9,24 @@ import {
   commandPayload,
   DEVICE_TYPES,
   type DeviceType,
+  describeIssuePath,
+  ErrorCode,
   type EventPayload,
+  errorMessage,
   type OfflineReason,
   PROTOCOL_VERSION,
   type ReplyPayload,
+  type SetTouPlanParams,
   type StatusPayload,
+  setTouPlanParams,
   type TelemetryPayload,
+  type TouSchemeDocument,
+  validateScheme,
 } from '@ess/contract';
 import { z } from 'zod';
 import type { FleetSite } from './fleet';
 import type { AlarmEvent } from './model/alarms';
-import { MAX_SCHEDULE_PERIODS, scheduleSchema } from './model/schedule';
-import { type SiteReadings, type SiteState, setAcThresholds, setSchedule } from './model/site';
+import { type SiteReadings, type SiteState, setAcThresholds, setTouPlan } from './model/site';
 
 /** SN of the site's device of `type` (the first one registered). */
 export function snOf(site: FleetSite, type: DeviceType): string | undefined {
@@ -125,11 +131,50 @@ function issueText(error: z.ZodError): string {
 }
 
 /**
+ * Why the EMS refuses a scheme, in English: the first broken rule's catalogue text with where it
+ * is (`daily plan "Workday", period 2: Periods must not overlap or conflict`), and how many more
+ * there are; undefined when the EMS can run it.
+ *
+ * Every rule of tou/rules.ts is checked except 3076 (yearly settings before the current year
+ * must be deleted): that one keeps the operator's editing tidy; the EMS cannot enforce it
+ * against its own calendar — a scheme applied in December and resent after 1 January would be
+ * refused — and a past year's setting simply never matches a day.
+ */
+export function schemeRefusal(scheme: TouSchemeDocument): string | undefined {
+  // `today` only fixes the current year of 3076, which is dropped.
+  const issues = validateScheme(scheme, { today: '1970-01-01' }).filter(
+    (i) => i.code !== ErrorCode.TOU_YEAR_BEFORE_CURRENT,
+  );
+  const first = issues[0];
+  if (!first) return undefined;
+  const where = describeIssuePath(scheme, first.path, 'en');
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  return `${where ? `${where}: ` : ''}${errorMessage(first.code, 'en', first.params)}${more}`.slice(0, 500);
+}
+
+/**
+ * Why the EMS ignores a scheme of the same `schemeId` at a lower `version` than the one it runs
+ * (a late or stale send must not undo a newer save); undefined when `next` may run. The same
+ * version again (a resend at a reconnect) and any version of another scheme are taken.
+ */
+export function staleVersionRefusal(
+  running: SetTouPlanParams | null,
+  next: Pick<SetTouPlanParams, 'schemeId' | 'version'>,
+): string | undefined {
+  if (!running || running.schemeId !== next.schemeId || next.version >= running.version) return undefined;
+  return `scheme ${next.schemeId} version ${next.version} is older than version ${running.version} in force; ignored`;
+}
+
+/**
  * Handles one message of the gateway's `cmd` topic:
  * - `time_sync` `{serverTs}`: sets the device clock to the server's (the offset applies to every
  *   timestamp the gateway sends from then on); replies ok with the applied offset;
- * - `set_tou_plan` `{periods: [{start, end, action, powerKw, socMinPct, socMaxPct}]}`: validates
- *   (1–24 non-overlapping periods, schedule.ts) and replaces the EMS schedule;
+ * - `set_tou_plan` `{schemeId, version, timezone, scheme}` (contract `setTouPlanParams`): checks
+ *   the shape (the time zone included) and every plan rule but 3076 ({@link schemeRefusal}),
+ *   refuses a lower version of the scheme it runs ({@link staleVersionRefusal}) and, when all
+ *   hold, runs the scheme from the next model step on (replacing the previous one or the default
+ *   plan) and replies `result: {version}`; otherwise replies `ok: false` with the reason in
+ *   English and keeps what it ran before;
  * - `set_params` `{cooling_start_c?, heating_start_c?}` (25–40 / 5–30 °C): air-conditioner
  *   thresholds;
  * - anything else: `ok: false`. A message that is not JSON or has no string `id` gets no reply.
@@ -182,29 +227,21 @@ export function handleCommand(ctx: CommandContext, raw: Buffer | string): Comman
       };
     }
     case 'set_tou_plan': {
-      const periods = params.periods;
-      if (Array.isArray(periods) && periods.length > MAX_SCHEDULE_PERIODS) {
-        return {
-          ...keep,
-          name,
-          reply: reply(false, ctx.clockOffsetMs, {
-            error: `plan has ${periods.length} periods, max ${MAX_SCHEDULE_PERIODS}`,
-          }),
-        };
-      }
-      const plan = scheduleSchema.safeParse(periods);
-      if (!plan.success) {
-        return {
-          ...keep,
-          name,
-          reply: reply(false, ctx.clockOffsetMs, { error: `periods: ${issueText(plan.error)}` }),
-        };
-      }
+      const refuse = (error: string): CommandOutcome => ({
+        ...keep,
+        name,
+        reply: reply(false, ctx.clockOffsetMs, { error: error.slice(0, 500) }),
+      });
+      const p = setTouPlanParams.safeParse(params);
+      if (!p.success) return refuse(`params: ${issueText(p.error)}`);
+      const refusal = schemeRefusal(p.data.scheme) ?? staleVersionRefusal(ctx.state.touPlan, p.data);
+      if (refusal) return refuse(refusal);
+      const { version } = p.data;
       return {
-        state: setSchedule(ctx.state, plan.data),
+        state: setTouPlan(ctx.state, p.data),
         clockOffsetMs: ctx.clockOffsetMs,
         name,
-        reply: reply(true, ctx.clockOffsetMs, { result: { periods: plan.data.length } }),
+        reply: reply(true, ctx.clockOffsetMs, { result: { version } }),
       };
     }
     case 'set_params': {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlarmEvent } from '../src/model/alarms';
-import { clearFault, injectFault, setSchedule } from '../src/model/site';
-import { JULY_MIDNIGHT_CN, newSite, run } from './support';
+import { clearFault, injectFault, setTouPlan } from '../src/model/site';
+import { JULY_MIDNIGHT_CN, newSite, run, touPlan } from './support';
 
 describe('alarms', () => {
   it('a forced overcharge raises bms.cell_overvoltage warning, then fault, and charging stops', () => {
@@ -44,9 +44,9 @@ describe('alarms', () => {
   });
 
   it('charging at high SOC on the normal schedule tapers and raises no alarm', () => {
-    const state = setSchedule(
+    const state = setTouPlan(
       newSite('ci_cabinet_215kwh', { soc: 97, start: JULY_MIDNIGHT_CN + 12 * 3600_000 }),
-      [{ start: '00:00', end: '24:00', action: 'charge', powerKw: 110, socMinPct: 5, socMaxPct: 100 }],
+      touPlan([['00:00', 'charge', 110]]),
     );
     let maxCell = 0;
     const events: AlarmEvent[] = [];

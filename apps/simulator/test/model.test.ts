@@ -3,11 +3,10 @@ import { bdewProfile } from '../src/data';
 import { profileLoadKw } from '../src/model/load';
 import { lfpOcv } from '../src/model/ocv';
 import { PROFILE_IDS } from '../src/model/profiles';
-import { scheduleSchema } from '../src/model/schedule';
-import { type SiteReadings, setSchedule } from '../src/model/site';
+import { type SiteReadings, setTouPlan } from '../src/model/site';
 import { clearSkyGhi, pvPowerKw, solarElevationDeg } from '../src/model/solar';
 import { localTime } from '../src/model/time';
-import { beijing, JANUARY_MIDNIGHT_CN, newSite, run } from './support';
+import { beijing, JANUARY_MIDNIGHT_CN, newSite, run, touPlan } from './support';
 
 const DAY = 1440; // one-minute steps per day
 
@@ -34,19 +33,14 @@ describe('determinism', () => {
   });
 });
 
-describe('schedule', () => {
-  it('follows a replaced schedule: discharge 10:00–12:00 only', () => {
-    const periods = [
-      {
-        start: '10:00',
-        end: '12:00',
-        action: 'discharge' as const,
-        powerKw: 50,
-        socMinPct: 20,
-        socMaxPct: 100,
-      },
-    ];
-    const state = setSchedule(newSite('container_5mwh', { soc: 60 }), periods);
+describe('EMS plan', () => {
+  it('follows a pushed plan: discharge 10:00–12:00 only', () => {
+    const plan = touPlan([
+      ['00:00', 'idle'],
+      ['10:00', 'discharge', 50],
+      ['12:00', 'idle'],
+    ]);
+    const state = setTouPlan(newSite('container_5mwh', { soc: 60 }), plan);
     run(state, DAY, 60, (r) => {
       const lt = localTime('Asia/Shanghai', r.state.timeMs - 60_000);
       const inPeriod = lt.minuteOfDay >= 600 && lt.minuteOfDay < 720;
@@ -54,21 +48,19 @@ describe('schedule', () => {
     });
   });
 
-  it('validates plans: overlaps, too many periods, bad times and SOC windows are refused', () => {
-    const p = { start: '00:00', end: '06:00', action: 'charge', powerKw: 100, socMinPct: 5, socMaxPct: 100 };
-    expect(scheduleSchema.safeParse([p]).success).toBe(true);
-    expect(scheduleSchema.safeParse([{ ...p, start: '22:00', end: '06:00' }]).success).toBe(true);
-    expect(scheduleSchema.safeParse([p, { ...p, start: '05:00', end: '07:00' }]).success).toBe(false);
-    expect(scheduleSchema.safeParse([p, { ...p, start: '23:00', end: '01:00' }]).success).toBe(false);
-    expect(scheduleSchema.safeParse([{ ...p, end: '24:01' }]).success).toBe(false);
-    expect(scheduleSchema.safeParse([{ ...p, socMinPct: 60, socMaxPct: 50 }]).success).toBe(false);
-    expect(scheduleSchema.safeParse([{ ...p, powerKw: -1 }]).success).toBe(false);
-    const many = Array.from({ length: 25 }, (_, i) => ({
-      ...p,
-      start: `${String(i % 24).padStart(2, '0')}:00`,
-      end: `${String(i % 24).padStart(2, '0')}:30`,
-    }));
-    expect(scheduleSchema.safeParse(many).success).toBe(false);
+  it('runs the default plan until a scheme arrives: charge 00–06, discharge 18–22, idle otherwise', () => {
+    const site = newSite('container_5mwh', { soc: 50 });
+    expect(site.touPlan).toBeNull();
+    const byHour = new Map<number, number>();
+    run(site, DAY, 60, (r) => {
+      const h = Math.floor(localTime('Asia/Shanghai', r.state.timeMs - 60_000).minuteOfDay / 60);
+      if (!byHour.has(h)) byHour.set(h, r.readings.pcs.p_kw!);
+    });
+    // at rated power (2.5 MW) the half-full container is full within the first hour
+    expect(byHour.get(0)).toBeLessThan(-2000);
+    expect(byHour.get(10)).toBe(0);
+    expect(byHour.get(18)).toBeGreaterThan(2000);
+    expect(byHour.get(23)).toBe(0);
   });
 });
 

@@ -16,7 +16,7 @@ import { Aedes } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningFleet, startFleet } from '../src/index';
-import { uniqueFleet } from './support';
+import { touPlan, uniqueFleet } from './support';
 
 const START = Date.UTC(2025, 6, 15, 2, 0); // 10:00 in China
 const tag = `t${process.pid.toString(36)}${Date.now().toString(36).slice(-5)}`;
@@ -180,23 +180,34 @@ describe(`fleet on a real broker (${external ? 'TEST_MQTT_URL' : 'in-process aed
       return later.find((t) => t.ts < START);
     });
 
-    // set_tou_plan: a valid plan is applied, an invalid one refused
-    const plan = [{ start: '00:00', end: '24:00', action: 'idle', powerKw: 0, socMinPct: 5, socMaxPct: 100 }];
-    for (const [id, periods] of [
+    // set_tou_plan: a valid scheme is applied, an invalid one refused
+    const plan = touPlan([
+      ['00:00', 'charge', 50],
+      ['06:00', 'idle'],
+    ]);
+    const day = plan.scheme.dailyPlans[0]!;
+    const badPlan = {
+      ...plan,
+      scheme: { ...plan.scheme, dailyPlans: [{ ...day, periods: [day.periods[0]] }] },
+    };
+    for (const [id, params] of [
       [`c-plan-${tag}`, plan],
-      [`c-bad-${tag}`, [{ ...plan[0], end: '25:00' }]],
+      [`c-bad-${tag}`, badPlan],
     ] as const) {
       await observer.publishAsync(
         deviceTopic(gw, 'cmd'),
-        JSON.stringify({ v: 1, id, ts: Date.now(), name: 'set_tou_plan', params: { periods } }),
+        JSON.stringify({ v: 1, id, ts: Date.now(), name: 'set_tou_plan', params }),
         { qos: 1 },
       );
     }
     const ok = await waitFor('plan reply', () => on(gw, 'reply').find((r) => r.id === `c-plan-${tag}`));
     const bad = await waitFor('bad plan reply', () => on(gw, 'reply').find((r) => r.id === `c-bad-${tag}`));
-    expect(ok).toMatchObject({ ok: true });
-    expect(bad).toMatchObject({ ok: false });
-    expect(fleet.gateway(gw)!.state.schedule).toEqual(plan);
+    expect(ok).toMatchObject({ ok: true, result: { version: 1 } });
+    expect(bad).toMatchObject({
+      ok: false,
+      error: 'daily plan "Test day", period 1: The last end time of a daily plan must be 00:00',
+    });
+    expect(fleet.gateway(gw)!.state.touPlan).toEqual(plan);
 
     // clean stop: death status on both gateways
     await fleet.stop();

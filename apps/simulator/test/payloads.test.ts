@@ -11,7 +11,7 @@ import { buildFleet, siteKindAt } from '../src/fleet';
 import { injectFault } from '../src/model/site';
 import { buildEvents, buildStatus, buildTelemetry, handleCommand } from '../src/payloads';
 import { createSimSite } from '../src/sim-site';
-import { run } from './support';
+import { run, touPlan } from './support';
 
 const START = Date.UTC(2025, 6, 15, 2, 0); // 10:00 in China
 const fleet = buildFleet({ seed: 1, sites: 5 });
@@ -120,15 +120,6 @@ describe('commands', () => {
   const ctx = { state, clockOffsetMs: 0, simNowMs: START };
   const cmd = (name: string, params: Record<string, unknown>, id = 'c-1') =>
     JSON.stringify({ v: 1, id, ts: START, name, params });
-  const period = {
-    start: '08:00',
-    end: '10:00',
-    action: 'charge',
-    powerKw: 50,
-    socMinPct: 10,
-    socMaxPct: 90,
-  };
-
   it('time_sync sets the device clock and replies ok', () => {
     const out = handleCommand(ctx, cmd('time_sync', { serverTs: START + 90_000 }));
     expect(out.clockOffsetMs).toBe(90_000);
@@ -142,27 +133,90 @@ describe('commands', () => {
     expect(handleCommand(ctx, cmd('time_sync', {})).reply).toMatchObject({ ok: false });
   });
 
-  it('set_tou_plan replaces the schedule, or refuses with a reason', () => {
-    const ok = handleCommand(ctx, cmd('set_tou_plan', { periods: [period] }));
-    expect(ok.reply).toMatchObject({ ok: true });
-    expect(ok.state.schedule).toEqual([period]);
-
-    const tooMany = handleCommand(ctx, cmd('set_tou_plan', { periods: Array(25).fill(period) }));
-    expect(tooMany.reply).toMatchObject({ ok: false, error: 'plan has 25 periods, max 24' });
-    expect(tooMany.state).toBe(state);
-
-    const overlap = handleCommand(
-      ctx,
-      cmd('set_tou_plan', { periods: [period, { ...period, start: '09:00', end: '11:00' }] }),
+  it('set_tou_plan runs the scheme and replies its version, or refuses with the rule broken', () => {
+    const plan = touPlan(
+      [
+        ['00:00', 'charge', 50],
+        ['08:00', 'idle'],
+      ],
+      { version: 3 },
     );
-    expect(overlap.reply?.ok).toBe(false);
-    expect(overlap.reply?.error).toMatch(/overlaps/);
+    const ok = handleCommand(ctx, cmd('set_tou_plan', plan));
+    expect(replyPayload.parse(ok.reply)).toEqual(ok.reply);
+    expect(ok.reply).toMatchObject({ id: 'c-1', ok: true, result: { version: 3 } });
+    expect(ok.state.touPlan).toEqual(plan);
 
-    for (const bad of [undefined, [], [{ ...period, start: '8:00' }], [{ ...period, action: 'boost' }]]) {
-      const r = handleCommand(ctx, cmd('set_tou_plan', { periods: bad }));
-      expect(r.reply?.ok).toBe(false);
-      expect(replyPayload.parse(r.reply)).toEqual(r.reply);
+    const day = plan.scheme.dailyPlans[0]!;
+    const refusals: Array<[string, unknown, string]> = [
+      ['no params', {}, 'params: '],
+      ['unknown zone', { ...plan, timezone: 'Mars/Olympus' }, 'params: timezone: unknown IANA time zone'],
+      [
+        '24:00',
+        {
+          ...plan,
+          scheme: {
+            ...plan.scheme,
+            dailyPlans: [{ ...day, periods: [day.periods[0], { ...day.periods[1], end: '24:00' }] }],
+          },
+        },
+        'daily plan "Test day", period 2: ',
+      ],
+      [
+        'no price',
+        {
+          ...plan,
+          scheme: {
+            ...plan.scheme,
+            dailyPlans: [{ ...day, periods: [{ ...day.periods[0], priceCnyPerKwh: null }, day.periods[1]] }],
+          },
+        },
+        'daily plan "Test day", period 1: Every period needs a peak-valley type and a price',
+      ],
+    ];
+    for (const [what, params, error] of refusals) {
+      const r = handleCommand(ctx, cmd('set_tou_plan', params as Record<string, unknown>));
+      expect(replyPayload.parse(r.reply), what).toEqual(r.reply);
+      expect(r.reply?.ok, what).toBe(false);
+      expect(r.reply?.error, what).toContain(error);
+      expect(r.state, what).toBe(state);
     }
+  });
+
+  it('set_tou_plan runs a scheme whose yearly setting is of a past year (3076 is an editing rule)', () => {
+    // Applied in December and resent after 1 January: the EMS must still take it.
+    const plan = touPlan([['00:00', 'charge', 50]], { version: 2 });
+    const lastYear = {
+      ...plan,
+      scheme: {
+        ...plan.scheme,
+        weeklyPlans: [{ key: 1, name: 'Week', days: [1, 1, 1, 1, 1, 1, 1] }],
+        yearlyPlans: [{ key: 1, year: 2024, items: [{ from: '01-01', to: '12-31', weeklyPlanKey: 1 }] }],
+      },
+    };
+    const r = handleCommand(ctx, cmd('set_tou_plan', lastYear));
+    expect(r.reply).toMatchObject({ ok: true, result: { version: 2 } });
+    expect(r.state.touPlan).toEqual(lastYear);
+  });
+
+  it('set_tou_plan ignores a lower version of the scheme it runs; the same version again or another scheme runs', () => {
+    const v5 = touPlan([['00:00', 'charge', 50]], { version: 5 });
+    const running = handleCommand(ctx, cmd('set_tou_plan', v5)).state;
+    expect(running.touPlan?.version).toBe(5);
+    const at = (params: object) =>
+      handleCommand({ ...ctx, state: running }, cmd('set_tou_plan', params as Record<string, unknown>));
+
+    const older = at(touPlan([['00:00', 'discharge', 50]], { version: 4 }));
+    expect(older.reply).toMatchObject({
+      ok: false,
+      error: 'scheme 1 version 4 is older than version 5 in force; ignored',
+    });
+    expect(older.state).toBe(running);
+
+    const again = at(v5);
+    expect(again.reply).toMatchObject({ ok: true, result: { version: 5 } });
+    const otherScheme = at({ ...touPlan([['00:00', 'idle']], { version: 1 }), schemeId: 2 });
+    expect(otherScheme.reply).toMatchObject({ ok: true, result: { version: 1 } });
+    expect(otherScheme.state.touPlan).toMatchObject({ schemeId: 2, version: 1 });
   });
 
   it('set_params sets the air-conditioner thresholds within their ranges', () => {

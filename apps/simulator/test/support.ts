@@ -1,4 +1,5 @@
-/** Helpers shared by the simulator tests: a site spec per profile and a stepping loop. */
+/** Helpers shared by the simulator tests: a site spec per profile, a stepping loop, ToU plans. */
+import { type SetTouPlanParams, TOU_TEMPLATES, type TouAction } from '@ess/contract';
 import type { FleetSite } from '../src/fleet';
 import { buildFleet } from '../src/fleet';
 import type { ProfileId } from '../src/model/profiles';
@@ -68,4 +69,45 @@ export function uniqueFleet(seed: number, sites: number, tag: string): FleetSite
       devices: s.devices.map((d) => ({ ...d, sn: rename(d.sn) })),
     };
   });
+}
+
+/** Tier of a test period by what it does (the templates' strategy: charge in the valley …). */
+const TIER_OF_ACTION = { charge: 'off_peak', idle: 'shoulder', discharge: 'peak' } as const;
+/** Real prices for test schemes: the Shanghai July 2025 template's, CNY/kWh. */
+const SHANGHAI_PRICES = TOU_TEMPLATES.find((t) => t.id === 'CN-SH-2025-07-10kV-2part-general')!.prices;
+
+/**
+ * `set_tou_plan` params with one daily plan (the default, every day) from breakpoints
+ * `[start, action, powerKw]`: each period runs to the next start, the last to midnight.
+ */
+export function touPlan(
+  breaks: Array<[string, TouAction, number?]>,
+  opts: { timezone?: string; version?: number; socMinPct?: number; socMaxPct?: number } = {},
+): SetTouPlanParams {
+  const periods = breaks.map(([start, action, powerKw = 0], i) => {
+    const tier = TIER_OF_ACTION[action];
+    return {
+      start,
+      end: breaks[i + 1]?.[0] ?? '00:00',
+      tier,
+      priceCnyPerKwh: SHANGHAI_PRICES[tier]!,
+      action,
+      powerKw,
+      socMinPct: opts.socMinPct ?? 5,
+      socMaxPct: opts.socMaxPct ?? 100,
+    };
+  });
+  return {
+    schemeId: 1,
+    version: opts.version ?? 1,
+    timezone: opts.timezone ?? 'Asia/Shanghai',
+    scheme: {
+      dailyPlans: [{ key: 1, name: 'Test day', periods }],
+      weeklyPlans: [],
+      yearlyPlans: [],
+      exceptionPlans: [],
+      defaultDailyPlanKey: 1,
+      defaultWeeklyPlanKey: null,
+    },
+  };
 }

@@ -45,6 +45,77 @@ export const ErrorCode = {
   SITE_CODE_EXISTS: 3039,
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
+  /** ours (issue 6): ToU plan rules (spec §5 "Plans", §9 limits); see tou/rules.ts. */
+  TOU_LAST_END_NOT_MIDNIGHT: 3070,
+  TOU_PERIODS_CONFLICT: 3071,
+  /** ours: a daily plan covers the whole day from 00:00 without gaps. */
+  TOU_PERIODS_GAP: 3072,
+  TOU_PERIOD_TIER_PRICE_REQUIRED: 3073,
+  TOU_PERIOD_STRATEGY_REQUIRED: 3074,
+  TOU_EXCEPTION_DATE_REPEATED: 3075,
+  TOU_YEAR_BEFORE_CURRENT: 3076,
+  TOU_DAILY_PLAN_REFERENCED: 3077,
+  TOU_WEEKLY_PLAN_REFERENCED: 3078,
+  TOU_KEEP_ONE_PLAN_AND_ITEM: 3079,
+  TOU_TOO_MANY_DAILY_PLANS: 3080,
+  TOU_TOO_MANY_WEEKLY_PLANS: 3081,
+  TOU_TOO_MANY_YEARLY_PLANS: 3082,
+  TOU_TOO_MANY_DAILY_ITEMS: 3083,
+  TOU_TOO_MANY_OTHER_ITEMS: 3084,
+  /** spec §5 "number must be greater than 0" (prices, power setpoints). */
+  TOU_NUMBER_NOT_POSITIVE: 3085,
+  /** ours: SOC floor below ceiling, both within 0–100 %. */
+  TOU_SOC_WINDOW_INVALID: 3086,
+  /** ours: a date or yearly range that does not exist, is inverted or overlaps another. */
+  TOU_YEAR_RANGE_INVALID: 3087,
+  /** ours: two plans of one kind with the same number. */
+  TOU_PLAN_KEY_REPEATED: 3088,
+  /** ours: at most 16 exception plans per scheme. */
+  TOU_TOO_MANY_EXCEPTION_PLANS: 3089,
+  /** ours: the ToU scheme does not exist (or is outside the caller's companies). */
+  TOU_SCHEME_NOT_FOUND: 3090,
+  /** ours: the company already has a scheme with this name. */
+  TOU_SCHEME_NAME_EXISTS: 3091,
+  /** ours: a scheme assigned to sites cannot be deleted. */
+  TOU_SCHEME_IN_USE: 3092,
+  /** ours: the scheme changed since it was read (optimistic concurrency). */
+  TOU_SCHEME_STALE: 3093,
+  /** ours: a period time that is not HH:MM. */
+  TOU_TIME_INVALID: 3094,
+  /** ours (issue 4): the alarm does not exist (or is outside the caller's companies). */
+  ALARM_NOT_FOUND: 3100,
+  /** ours (issue 4): every alarm named was already acknowledged. */
+  ALARM_ALREADY_ACKNOWLEDGED: 3101,
+  /** ours (issue 4): the mail does not exist in the caller's outbox. */
+  MAIL_NOT_FOUND: 3103,
+  /** ours (issue 4): a time range whose end is not after its start (api/time-range.ts). */
+  RANGE_INVERTED: 3120,
+  /** ours (issue 4): a time range longer than the call allows (`{maxDays}`). */
+  RANGE_TOO_LONG: 3121,
+  /** ours (issue 4): a time range that starts in the future. */
+  RANGE_IN_FUTURE: 3122,
+  /** ours (issue 4): a history request with more series than allowed (`{max}`). */
+  HISTORY_TOO_MANY_SERIES: 3123,
+  /** ours (issue 4): a history point key that is not a point name (`{point}`). */
+  HISTORY_POINT_INVALID: 3124,
+  /** ours (issue 4, spec §5 export): data to export must be selected. */
+  EXPORT_DATA_REQUIRED: 3130,
+  /** ours (issue 4, spec §5/§9 export): at most `{max}` entries (energy-storage devices). */
+  EXPORT_TOO_MANY_ENTRIES: 3131,
+  /** ours (issue 4, spec §5/§9 export): start and end at most `{maxDays}` days apart. */
+  EXPORT_RANGE_TOO_LONG: 3132,
+  /** ours (issue 4, spec §5 export): the agent must be chosen first. */
+  EXPORT_AGENT_REQUIRED: 3133,
+  /** ours (issue 4, spec §5 export): the time must be chosen first. */
+  EXPORT_TIME_REQUIRED: 3134,
+  /** ours (issue 4, spec §5): a site must be selected for actions (the station, chosen first). */
+  EXPORT_SITE_REQUIRED: 3135,
+  /** ours (issue 4, spec §5 export): the export type must be chosen first. */
+  EXPORT_TYPE_REQUIRED: 3136,
+  /** ours (issue 4, spec §5 export): the energy-storage device must be chosen first. */
+  EXPORT_DEVICE_REQUIRED: 3137,
+  /** ours (issue 4): a data item that the export type does not have (`{item}`). */
+  EXPORT_ITEM_INVALID: 3138,
   DEPARTMENT_NOT_FOUND: 5000,
   /** ours: a department with sub-departments cannot be deleted. */
   DEPARTMENT_HAS_CHILDREN: 5001,
@@ -141,6 +212,78 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   3039: { zh: '站点编码已存在', en: 'Site code already exists' },
   3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
   3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
+  3070: {
+    zh: '日计划最后一个时段的结束时间必须为00:00',
+    en: 'The last end time of a daily plan must be 00:00',
+  },
+  3071: { zh: '时段不能重叠或冲突', en: 'Periods must not overlap or conflict' },
+  3072: {
+    zh: '时段须从00:00开始且首尾相接，不能有空档',
+    en: 'Periods must start at 00:00 and follow one another without gaps',
+  },
+  3073: { zh: '每个时段都需要峰谷类型和电价', en: 'Every period needs a peak-valley type and a price' },
+  3074: { zh: '每个时段都需要配置策略', en: 'A strategy must be configured for each period' },
+  3075: { zh: '例外计划日期不能重复', en: 'Exception plan dates must not repeat' },
+  3076: {
+    zh: '当前年份之前的年/月设置必须删除',
+    en: 'Year/month settings before the current year must be deleted',
+  },
+  3077: {
+    zh: '日计划被周计划或例外计划引用，不能删除',
+    en: 'The daily plan is referenced by a weekly cycle or an exception plan and cannot be deleted',
+  },
+  3078: {
+    zh: '周计划被年/月设置引用，不能删除',
+    en: 'The weekly cycle is referenced by a year/month setting and cannot be deleted',
+  },
+  3079: { zh: '至少保留一个日计划和一个条目', en: 'At least one daily plan and one item must remain' },
+  3080: { zh: '日计划最多{max}个', en: 'At most {max} daily plans' },
+  3081: { zh: '周计划最多{max}个', en: 'At most {max} weekly plans' },
+  3082: { zh: '年计划最多{max}个', en: 'At most {max} yearly plans' },
+  3083: { zh: '每个日计划最多{max}个时段', en: 'At most {max} periods per daily plan' },
+  3084: { zh: '每个计划最多{max}个条目', en: 'At most {max} items per plan' },
+  3085: { zh: '数字必须大于0', en: 'Number must be greater than 0' },
+  3086: {
+    zh: 'SOC下限必须小于上限，且在0–100%之间',
+    en: 'The SOC floor must be below the ceiling, within 0–100 %',
+  },
+  3087: {
+    zh: '日期或日期范围无效或与其他范围重叠',
+    en: 'The date or date range is invalid or overlaps another',
+  },
+  3088: { zh: '计划编号重复', en: 'Plan number repeated' },
+  3089: { zh: '例外计划最多{max}个', en: 'At most {max} exception plans' },
+  3090: { zh: '电价方案不存在', en: 'ToU scheme not found' },
+  3091: { zh: '电价方案名称已存在', en: 'A ToU scheme with this name already exists' },
+  3092: {
+    zh: '电价方案已分配给站点，不能删除',
+    en: 'The ToU scheme is assigned to sites and cannot be deleted',
+  },
+  3093: {
+    zh: '电价方案已被他人修改，请刷新后重试',
+    en: 'The ToU scheme was changed by someone else; reload it and try again',
+  },
+  3094: { zh: '时间格式应为HH:MM', en: 'Times must be written HH:MM' },
+  3100: { zh: '告警不存在', en: 'Alarm not found' },
+  3101: { zh: '告警已被确认', en: 'The alarm was already acknowledged' },
+  3103: { zh: '邮件不存在', en: 'Mail not found' },
+  3120: { zh: '结束时间必须晚于开始时间', en: 'The end time must be after the start time' },
+  3121: { zh: '时间范围不能超过{maxDays}天', en: 'The time range cannot exceed {maxDays} days' },
+  3122: { zh: '开始时间不能晚于当前时间', en: 'The time range cannot start in the future' },
+  3123: { zh: '最多选择{max}条曲线', en: 'At most {max} series can be chosen' },
+  3124: { zh: '测点名称无效：{point}', en: 'Invalid point name: {point}' },
+  3130: { zh: '请选择要导出的数据', en: 'Please select the data to export' },
+  3131: { zh: '最多只能导出{max}条', en: 'At most {max} entries can be exported' },
+  3132: {
+    zh: '开始时间和结束时间相差不能超过{maxDays}天',
+    en: 'Start and end time can be at most {maxDays} days apart',
+  },
+  3133: { zh: '请先选择代理商', en: 'Please choose the agent first' },
+  3134: { zh: '请先选择时间', en: 'Please choose the time first' },
+  3135: { zh: '请先选择站点再操作', en: 'A site must be selected for actions' },
+  3136: { zh: '请先选择导出类型', en: 'Please choose the export type first' },
+  3137: { zh: '请先选择储能设备', en: 'Please choose the energy storage device first' },
+  3138: { zh: '导出数据项无效：{item}', en: 'Invalid data item to export: {item}' },
   5000: { zh: '部门不存在', en: 'Department not found' },
   5001: {
     zh: '该部门存在下级部门，不能删除',

@@ -2,14 +2,21 @@
  * @ess/contract: what the console and the server agree on. Nothing here imports app code.
  */
 
+export * from './api/alarm';
 export * from './api/audit';
 export * from './api/dashboard';
 export * from './api/employee';
 export * from './api/envelope';
+export * from './api/export';
 export * from './api/live';
 export * from './api/menu';
+export * from './api/monitor';
 export * from './api/organisation';
 export * from './api/registry';
+export * from './api/screen';
+export * from './api/site-monitor';
+export * from './api/time-range';
+export * from './api/tou';
 export * from './api/user';
 export * from './device/points';
 export * from './device/protocol';
@@ -18,4 +25,9 @@ export * from './lang';
 export * from './menu-tree';
 export * from './paths';
 export * from './permissions';
+export * from './tou/arbitrage';
+export * from './tou/resolve';
+export * from './tou/rules';
+export * from './tou/scheme';
+export * from './tou/templates';
 export * from './validation';

@@ -27,9 +27,65 @@ export const RegistryPath = {
   deviceResetSecret: '/api-bms/device/resetSecret',
 } as const;
 
+/** ToU issue: schemes of time tariffs and charge strategy, pushed to the EMS (paths ours). */
+export const TouPath = {
+  pageList: '/api-bms/tou/pageList',
+  detail: '/api-bms/tou/detail',
+  save: '/api-bms/tou/save',
+  update: '/api-bms/tou/update',
+  delete: '/api-bms/tou/delete',
+  assign: '/api-bms/tou/assign',
+  pushStatus: '/api-bms/tou/pushStatus',
+  push: '/api-bms/tou/push',
+} as const;
+
 /** Devices issue: the operational overview (path ours). */
 export const DashboardPath = {
   overview: '/api-bms/dashboard/overview',
+} as const;
+
+/**
+ * Monitoring issue, real-time data (`/realTimeShow`) and history (paths ours): site/device
+ * pickers, a device's latest points, a point's trend, history series, two-period comparison and
+ * energy bars (docs/api.md "Real-time data and history").
+ */
+export const MonitorPath = {
+  realtimeOptions: '/api-bms/monitor/realtime/options',
+  realtime: '/api-bms/monitor/realtime/points',
+  realtimeTrend: '/api-bms/monitor/realtime/trend',
+  historyOptions: '/api-bms/monitor/history/options',
+  history: '/api-bms/monitor/history/series',
+  compare: '/api-bms/monitor/history/compare',
+  energy: '/api-bms/monitor/history/energy',
+} as const;
+
+/** Monitoring issue, big screens (paths ours): public and signed-in cockpit, site screens. */
+export const ScreenPath = {
+  /** public: aggregates of the installation only (no names, no exact positions). */
+  cockpitPublic: '/api-bms/screen/cockpitPublic',
+  /** signed in: the caller's fleet with site names. */
+  cockpit: '/api-bms/screen/cockpit',
+  sites: '/api-bms/screen/sites',
+  site: '/api-bms/screen/site',
+} as const;
+
+/**
+ * Monitoring issue, data export (paths ours; spec §5, §9). `xlsx` answers the file itself when
+ * the request is valid (docs/api.md "Export"), `{code, msg}` otherwise.
+ */
+export const ExportPath = {
+  sites: '/api-bms/export/sites',
+  devices: '/api-bms/export/devices',
+  xlsx: '/api-bms/export/xlsx',
+} as const;
+
+/**
+ * Monitoring issue, site monitoring `/zdjkshow` (paths ours; permission `monitor:site:list`):
+ * the sites for the map and list, and one site's energy flow and device panels.
+ */
+export const SiteMonitorPath = {
+  sites: '/api-bms/monitor/siteList',
+  site: '/api-bms/monitor/siteDetail',
 } as const;
 
 /** Organisation and access-control issue (spec §7 for departments, employees, roles, menus). */
@@ -79,3 +135,13 @@ export function companyPath(
 }
 export const COMPANY_ACTIONS = ['pageList', 'save', 'update', 'status'] as const;
 export type CompanyAction = (typeof COMPANY_ACTIONS)[number];
+
+/** Monitoring issue: alarms and the mail outbox (paths ours). */
+export const AlarmPath = {
+  activeList: '/api-bms/alarm/activeList',
+  historyList: '/api-bms/alarm/historyList',
+  ack: '/api-bms/alarm/ack',
+  filterOptions: '/api-bms/alarm/filterOptions',
+  outboxList: '/api-bms/mail/outboxList',
+  outboxDetail: '/api-bms/mail/outboxDetail',
+} as const;

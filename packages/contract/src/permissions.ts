@@ -48,6 +48,24 @@ export const Perm = {
   deviceSave: 'device:device:save',
   deviceDelete: 'device:device:delete',
   deviceSecret: 'device:device:secret',
+
+  /** ToU schemes: both screens (/timetariff, /chargestrategy) list and read with this. */
+  touList: 'tou:scheme:list',
+  touSave: 'tou:scheme:save',
+  touDelete: 'tou:scheme:delete',
+  /** Assign schemes to sites and push them to the EMS. */
+  touPush: 'tou:scheme:push',
+
+  /** Monitoring (issue 4). */
+  monitorSiteList: 'monitor:site:list',
+  monitorRealtimeList: 'monitor:realtime:list',
+  monitorHistoryList: 'monitor:history:list',
+  alarmList: 'monitor:alarm:list',
+  alarmAck: 'monitor:alarm:ack',
+  exportRun: 'monitor:export:run',
+  mailOutboxList: 'monitor:mail:list',
+  /** The big screens inside the console (the public /newscreen cockpit needs none). */
+  screenView: 'screen:view:list',
 } as const;
 export type PermissionString = (typeof Perm)[keyof typeof Perm];
 

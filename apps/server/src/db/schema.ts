@@ -6,7 +6,10 @@
  * Times are UTC `timestamptz`. Rows that belong to a customer carry `company_id` (design §4).
  */
 
+import type { TouSchemeDocument } from '@ess/contract';
+import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   char,
   doublePrecision,
@@ -95,6 +98,8 @@ export const employee = pgTable(
     email: text('email'),
     /** 'Y' = e-mail me device alarms (spec §3). */
     isSubAlarm: char('is_sub_alarm', { length: 1 }).notNull().default('N'),
+    /** Language of alarm mails ('zh' | 'en'): the one the employee last saved the e-mail setting in; null = zh. */
+    mailLang: text('mail_lang'),
     /** enabled | disabled */
     status: text('status').notNull().default('enabled'),
     isAdmin: boolean('is_admin').notNull().default(false),
@@ -278,11 +283,68 @@ export const site = pgTable(
     longitude: doublePrecision('longitude'),
     /** Part of the simulated demo fleet (its gateways get fresh secrets at every start). */
     isDemo: boolean('is_demo').notNull().default(false),
+    /** The ToU scheme the site's EMS runs (issue 6); null = none (3060 on push). */
+    touSchemeId: integer('tou_scheme_id').references((): AnyPgColumn => touScheme.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('site_code_uq').on(t.code), index('site_company_idx').on(t.companyId)],
+  (t) => [
+    uniqueIndex('site_code_uq').on(t.code),
+    index('site_company_idx').on(t.companyId),
+    index('site_tou_scheme_idx').on(t.touSchemeId),
+  ],
 );
+
+/**
+ * A time-of-use scheme of a company (issue 6; spec §3, §5, §9): time tariffs and charge strategy
+ * in one document (packages/contract tou/scheme.ts), validated by tou/rules.ts before it is
+ * stored. `version` grows with every update (optimistic locking, 3093) and is what the EMS
+ * acknowledges.
+ */
+export const touScheme = pgTable(
+  'tou_scheme',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    name: text('name').notNull(),
+    version: integer('version').notNull().default(1),
+    document: jsonb('document').$type<TouSchemeDocument>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('tou_scheme_company_name_uq').on(t.companyId, t.name)],
+);
+
+/**
+ * Delivery of a site's ToU scheme to its EMS (`set_tou_plan`), one row per site that has a
+ * scheme: which version the site should run, which was last sent, and how it went.
+ * `state`: pending (not yet sent: gateway offline or never connected) | sent (waiting for the
+ * reply) | applied (`applied_at`) | failed (`reason`: the EMS's refusal, 'timeout', or the send
+ * error). `attempt` counts the sends of this row: a reply settles the row only while it is still
+ * `sent` for the same scheme, version and attempt, so a late reply to an earlier send (another
+ * scheme, an older version, a send that timed out) changes nothing. The scheme is sent again
+ * whenever the gateway comes online (modules/tou/tou-push.ts).
+ */
+export const touPush = pgTable('tou_push', {
+  siteId: integer('site_id')
+    .primaryKey()
+    .references(() => site.id, { onDelete: 'cascade' }),
+  schemeId: integer('scheme_id')
+    .notNull()
+    .references(() => touScheme.id, { onDelete: 'cascade' }),
+  schemeVersion: integer('scheme_version').notNull(),
+  pushedVersion: integer('pushed_version'),
+  /** Sends of this row so far; the last one is the only one whose reply counts. */
+  attempt: integer('attempt').notNull().default(0),
+  /** pending | sent | applied | failed */
+  state: text('state').notNull().default('pending'),
+  reason: text('reason'),
+  requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+  sentAt: timestamp('sent_at', { withTimezone: true }),
+  appliedAt: timestamp('applied_at', { withTimezone: true }),
+});
 
 /**
  * A device of a site (spec §3: SN, type, MQTT client ID, connection address, port). A gateway
@@ -408,11 +470,102 @@ export const alarmEvent = pgTable(
     level: text('level').notNull(),
     content: text('content').notNull(),
     value: doublePrecision('value'),
+    /** The alarm (lifecycle row) this event raised or cleared; null when it matched none. */
+    alarmId: integer('alarm_id'),
   },
   (t) => [
     uniqueIndex('alarm_event_msg_uq').on(t.gatewayId, t.msgId, t.msgIndex),
     index('alarm_event_site_ts_idx').on(t.siteId, t.ts),
     index('alarm_event_company_ts_idx').on(t.companyId, t.ts),
+  ],
+);
+
+/**
+ * Alarms (issue 4 item 4): one row per raised alarm, from its `produce` event until the
+ * `disappear` event of the same device, code and level (a code's warning and fault are separate
+ * alarms, docs/device-protocol.md "Alarm codes"). Maintained by the ingest in the transaction
+ * that stores the events (devices/alarm-lifecycle.ts); at most one active row per key.
+ * `notifyState`: pending (subscribers not yet worked out) | done (modules/alarm/alarm-mail.ts).
+ */
+export const alarm = pgTable(
+  'alarm',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id').notNull(),
+    siteId: integer('site_id').notNull(),
+    deviceId: integer('device_id').notNull(),
+    /** The gateway (EMS) whose message raised it: its SN is the spec's "EMS number". */
+    gatewayId: integer('gateway_id').notNull(),
+    code: text('code').notNull(),
+    /** warning | fault */
+    level: text('level').notNull(),
+    content: text('content').notNull(),
+    value: doublePrecision('value'),
+    producedAt: timestamp('produced_at', { withTimezone: true }).notNull(),
+    produceEventId: integer('produce_event_id').notNull(),
+    clearedAt: timestamp('cleared_at', { withTimezone: true }),
+    clearEventId: integer('clear_event_id'),
+    clearContent: text('clear_content'),
+    ackAt: timestamp('ack_at', { withTimezone: true }),
+    ackEmployeeId: integer('ack_employee_id'),
+    /** Who acknowledged, as shown: "account (name)" at the time. */
+    ackBy: text('ack_by'),
+    notifyState: text('notify_state').notNull().default('pending'),
+  },
+  (t) => [
+    uniqueIndex('alarm_active_uq').on(t.deviceId, t.code, t.level).where(sql`cleared_at IS NULL`),
+    index('alarm_company_produced_idx').on(t.companyId, t.producedAt),
+    index('alarm_site_produced_idx').on(t.siteId, t.producedAt),
+    index('alarm_notify_pending_idx').on(t.id).where(sql`notify_state = 'pending'`),
+  ],
+);
+
+/** Alarms a subscriber still has to be told about, waiting for their digest mail. */
+export const alarmMailPending = pgTable(
+  'alarm_mail_pending',
+  {
+    employeeId: integer('employee_id')
+      .notNull()
+      .references(() => employee.id, { onDelete: 'cascade' }),
+    alarmId: integer('alarm_id')
+      .notNull()
+      .references(() => alarm.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.employeeId, t.alarmId] })],
+);
+
+/**
+ * Mails to employees (alarm digests), kept whatever happens to them: `state` queued (not yet
+ * delivered; with no SMTP_URL mails stay here for the administrators to read) | sent | failed
+ * (the last attempt failed: `lastError`, retried at `nextAttemptAt` with backoff). `leaseUntil`
+ * claims a row for one sender across instances (modules/alarm/alarm-mail.ts).
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    /** The recipient employee's company (who may read it in the outbox). */
+    companyId: integer('company_id').notNull(),
+    employeeId: integer('employee_id'),
+    toAddress: text('to_address').notNull(),
+    /** zh | en */
+    lang: text('lang').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    alarmIds: jsonb('alarm_ids').$type<number[]>().notNull(),
+    state: text('state').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('mail_outbox_due_idx').on(t.state, t.nextAttemptAt),
+    index('mail_outbox_company_idx').on(t.companyId, t.createdAt),
+    index('mail_outbox_employee_idx').on(t.employeeId, t.createdAt),
   ],
 );
 

@@ -30,6 +30,13 @@ export class ConnectionTracker {
     private readonly log: FastifyBaseLogger,
     private readonly hooks: {
       onChange?(change: StatusChange): void;
+      /**
+       * A gateway already marked online announced itself online again (a status message
+       * `online: true`): it reconnected before its loss was noticed, or the server restarted
+       * while it was marked online. Nothing changes state, but whatever the gateway kept only
+       * in memory may be gone.
+       */
+      onReannounce?(change: StatusChange): void;
       onClockSkew?(gateway: DirectoryEntry): void;
     } = {},
     private readonly heartbeatTimeoutMs = HEARTBEAT_TIMEOUT_MS,
@@ -126,7 +133,18 @@ export class ConnectionTracker {
     const was = this.isOnline(gateway.deviceId);
     if (was === online && !force) return;
     this.online.set(gateway.deviceId, online);
-    if (was === online) return;
+    if (was === online) {
+      if (online) {
+        this.hooks.onReannounce?.({
+          deviceId: gateway.deviceId,
+          siteId: gateway.siteId,
+          online,
+          reason,
+          at: Date.now(),
+        });
+      }
+      return;
+    }
     const at = new Date();
     try {
       await this.db.transaction(async (tx) => {

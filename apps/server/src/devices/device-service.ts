@@ -27,12 +27,17 @@ export interface DeviceServiceOptions {
    * broker (or a test) needs its own, or it receives messages of devices it does not know.
    */
   mqttShareGroup?: string;
+  /** How long a command waits for its reply (ms; default COMMAND_TIMEOUT_MS, 10 s). */
+  commandTimeoutMs?: number;
 }
 
 export interface DeviceListeners {
   onStored?(rows: (TelemetryRow & { siteId: number })[]): void;
   onEvents?(events: StoredEvent[]): void;
+  /** A gateway came online or went offline. */
   onStatus?(change: StatusChange): void;
+  /** A gateway already online announced itself online again (connection-tracker.ts). */
+  onReannounce?(change: StatusChange): void;
 }
 
 /** Minimum time between two automatic time-sync commands to one gateway. */
@@ -62,12 +67,18 @@ export class DeviceService {
         onChange: (change) => {
           for (const l of this.listeners) l.onStatus?.(change);
         },
+        onReannounce: (change) => {
+          for (const l of this.listeners) l.onReannounce?.(change);
+        },
         onClockSkew: (gateway) => this.timeSync(gateway),
       },
       options.heartbeatTimeoutMs,
     );
-    this.commands = new CommandService(this.directory, this.tracker, () =>
-      Promise.reject(new Error('the device transport is not started')),
+    this.commands = new CommandService(
+      this.directory,
+      this.tracker,
+      () => Promise.reject(new Error('the device transport is not started')),
+      options.commandTimeoutMs,
     );
     this.ingest = new IngestPipeline(db, this.directory, log, {
       onSeen: (gateway) => this.tracker.seen(gateway),

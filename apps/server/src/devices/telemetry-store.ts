@@ -8,7 +8,8 @@
  *    with what is stored (count/sum/min/max/first/last), so late and out-of-order data keep the
  *    rollups exact;
  * 3. `device_latest` merged per device (newer values win, older ones only fill gaps);
- * 4. alarm events (idempotent on gateway + message id + index);
+ * 4. alarm events (idempotent on gateway + message id + index) and the alarms they raise or
+ *    clear (alarm-lifecycle.ts);
  * 5. gateways' `last_seen_at`.
  *
  * All statements are plain SQL shared by PGlite and PostgreSQL; inputs travel as one JSON
@@ -17,6 +18,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { rowsOf } from '../db/rows';
+import { applyAlarmEvents } from './alarm-lifecycle';
 import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
 
 export interface TelemetryRow {
@@ -135,6 +137,7 @@ export async function storeBatch(
         const id = ids.get(key(e));
         return id === undefined ? [] : [{ ...e, id }];
       });
+      if (stored.length > 0) await applyAlarmEvents(tx, stored);
     }
 
     if (seenGateways.size > 0) {

@@ -13,7 +13,7 @@ import { API_PREFIX, allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext, SessionService } from '../auth/session-service';
 import type { Db } from '../db/database';
-import { menuAccess, permissionsOf } from '../modules/menu/menu-service';
+import { type MenuAccess, menuAccess, permissionsOf } from '../modules/menu/menu-service';
 import { ApiError } from './api-error';
 
 declare module 'fastify' {
@@ -28,6 +28,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The caller, set for every non-public route. */
     auth: AuthContext;
+    /** What the caller's roles grant, read once per call (set on permission routes, else on first use). */
+    access: MenuAccess | null;
   }
   interface FastifyInstance {
     /** Every `/api-bms` route with its declared access rule, in registration order. */
@@ -39,6 +41,12 @@ declare module 'fastify' {
 export interface ApiRouteAccess {
   path: string;
   access: { kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; permission: string };
+}
+
+/** What the caller's roles grant, read at most once per call. */
+export async function callerAccess(db: Db, request: FastifyRequest): Promise<MenuAccess> {
+  request.access ??= await menuAccess(db, request.auth.employeeId);
+  return request.access;
 }
 
 /** The X-Token header of a request, if any. */
@@ -72,6 +80,7 @@ export function registerAuthHook(
   routes: ApiRouteAccess[],
 ): void {
   app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('access', null);
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(API_PREFIX) || route.method === 'HEAD') return;
     routes.push({ path: route.url, access: accessOf(route.url, route.config as never) });
@@ -80,7 +89,7 @@ export function registerAuthHook(
     const { public: isPublic, permission } = request.routeOptions.config;
     if (isPublic) return;
     request.auth = await sessions.authenticate(tokenOf(request));
-    if (permission && !allows(permissionsOf(await menuAccess(db, request.auth.employeeId)), permission)) {
+    if (permission && !allows(permissionsOf(await callerAccess(db, request)), permission)) {
       throw new ApiError(ErrorCode.NO_PERMISSION);
     }
   });

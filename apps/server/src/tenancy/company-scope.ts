@@ -58,7 +58,8 @@ export function widestScope(roles: readonly { isAdmin: boolean; dataScope: strin
   return best;
 }
 
-async function companyTree(db: Db, companyId: number): Promise<number[]> {
+/** The company and every company below it (`company.parent_id`, any depth). */
+export async function companyTree(db: Db, companyId: number): Promise<number[]> {
   const rows = await db.execute<{ id: number }>(sql`
     WITH RECURSIVE tree AS (
       SELECT id FROM company WHERE id = ${companyId}

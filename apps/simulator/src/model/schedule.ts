@@ -1,120 +1,81 @@
 /**
- * The EMS operating schedule: local wall-clock periods with an action, a power and an SOC
- * window. Until time-of-use plans arrive from the server (`set_tou_plan` command, tariff issue)
- * every site runs the default plan: charge at rated power 00:00–06:00 up to the SOC ceiling,
- * discharge at rated power 18:00–22:00 down to the floor, idle otherwise (the valley-charge /
- * evening-peak-discharge pattern of Chinese C&I peak-valley arbitrage).
+ * What the EMS runs: the ToU scheme the server pushed (`set_tou_plan`, docs/device-protocol.md)
+ * or, until one arrives, the built-in default plan; and the one rule that turns the period in
+ * force into a PCS setpoint.
  *
- * Periods are `[start, end)` in the site's local time, `HH:MM`; `end` may be `24:00`, and a
- * period whose end is not after its start wraps past midnight (`22:00`–`06:00`). Periods must
- * not overlap; at most 24 (docs/device-protocol.md cmd/reply example).
+ * A pushed scheme is resolved by the contract's `activePeriodAt` (exception date > yearly
+ * setting > default weekly cycle > default daily plan, local wall-clock time of the scheme's
+ * time zone; packages/contract/src/tou/resolve.ts), the same function the console's calendar
+ * and the server use. The default plan is the valley-charge / evening-peak-discharge pattern of
+ * Chinese C&I peak-valley arbitrage: charge at rated power 00:00–06:00 up to the SOC ceiling,
+ * discharge at rated power 18:00–22:00 down to the floor, idle otherwise; it carries no tariff
+ * (tier and price null), only the strategy.
  */
-import { z } from 'zod';
+import {
+  activePeriodAt,
+  type DailyPlan,
+  periodAtMinute,
+  type SetTouPlanParams,
+  type TouPeriod,
+} from '@ess/contract';
+import type { EquipmentProfile } from './profiles';
 
-export type ScheduleAction = 'charge' | 'discharge' | 'idle';
-
-export interface SchedulePeriod {
-  /** `HH:MM`, local wall-clock, inclusive. */
-  start: string;
-  /** `HH:MM` or `24:00`, exclusive. */
-  end: string;
-  action: ScheduleAction;
-  /** Power magnitude, kW (≥ 0); the sign follows from the action. Capped at the PCS rating. */
-  powerKw: number;
-  /** Discharge stops at this SOC, %. */
-  socMinPct: number;
-  /** Charge stops at this SOC, %. */
-  socMaxPct: number;
-}
-
-export const MAX_SCHEDULE_PERIODS = 24;
-
-const hhmm = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'time must be HH:MM (00:00–24:00)');
-
-/** Minutes since midnight of `HH:MM` (24:00 → 1440). */
-export function minutesOf(hhmmText: string): number {
-  const [h, m] = hhmmText.split(':');
-  return Number(h) * 60 + Number(m);
-}
-
-/** Minutes of the day covered by a period, as [from, to) ranges within 0–1440. */
-function ranges(p: Pick<SchedulePeriod, 'start' | 'end'>): Array<[number, number]> {
-  const s = minutesOf(p.start) % 1440;
-  const e = minutesOf(p.end);
-  if (e > s) return [[s, e]];
-  return [
-    [s, 1440],
-    [0, e],
-  ];
-}
-
-export const schedulePeriodSchema = z
-  .object({
-    start: hhmm,
-    end: hhmm,
-    action: z.enum(['charge', 'discharge', 'idle']),
-    powerKw: z.number().finite().min(0),
-    socMinPct: z.number().min(0).max(100),
-    socMaxPct: z.number().min(0).max(100),
-  })
-  .refine((p) => p.start !== p.end, { message: 'start and end must differ' })
-  .refine((p) => p.socMinPct <= p.socMaxPct, { message: 'socMinPct must not exceed socMaxPct' });
-
-/** A whole schedule: 1–24 periods that do not overlap. */
-export const scheduleSchema = z
-  .array(schedulePeriodSchema)
-  .min(1)
-  .max(MAX_SCHEDULE_PERIODS, { message: `at most ${MAX_SCHEDULE_PERIODS} periods` })
-  .superRefine((periods, ctx) => {
-    const used = new Uint8Array(1440);
-    periods.forEach((p, i) => {
-      for (const [a, b] of ranges(p)) {
-        for (let m = a; m < b; m++) {
-          if (used[m]) {
-            ctx.addIssue({ code: 'custom', message: `period ${i + 1} overlaps an earlier one`, path: [i] });
-            return;
-          }
-          used[m] = 1;
-        }
-      }
-    });
+/** The default daily plan of a site with PCS rating `ratedKw` and SOC window floor–ceiling, %. */
+export function defaultDailyPlan(ratedKw: number, socFloorPct: number, socCeilingPct: number): DailyPlan {
+  const period = (start: string, end: string, action: TouPeriod['action']): TouPeriod => ({
+    start,
+    end,
+    tier: null,
+    priceCnyPerKwh: null,
+    action,
+    powerKw: action === 'idle' ? 0 : ratedKw,
+    socMinPct: socFloorPct,
+    socMaxPct: socCeilingPct,
   });
-
-/** The default plan of a site with PCS rating `ratedKw` and SOC window floor–ceiling. */
-export function defaultSchedule(
-  ratedKw: number,
-  socFloorPct: number,
-  socCeilingPct: number,
-): SchedulePeriod[] {
-  return [
-    {
-      start: '00:00',
-      end: '06:00',
-      action: 'charge',
-      powerKw: ratedKw,
-      socMinPct: socFloorPct,
-      socMaxPct: socCeilingPct,
-    },
-    {
-      start: '18:00',
-      end: '22:00',
-      action: 'discharge',
-      powerKw: ratedKw,
-      socMinPct: socFloorPct,
-      socMaxPct: socCeilingPct,
-    },
-  ];
+  return {
+    key: 1,
+    name: 'default',
+    periods: [
+      period('00:00', '06:00', 'charge'),
+      period('06:00', '18:00', 'idle'),
+      period('18:00', '22:00', 'discharge'),
+      period('22:00', '00:00', 'idle'),
+    ],
+  };
 }
 
-/** The period active at `minuteOfDay` (0 ≤ x < 1440), if any. */
-export function activePeriod(
-  periods: readonly SchedulePeriod[],
-  minuteOfDay: number,
-): SchedulePeriod | undefined {
-  for (const p of periods) {
-    for (const [a, b] of ranges(p)) {
-      if (minuteOfDay >= a && minuteOfDay < b) return p;
-    }
+/**
+ * The period in force at instant `ms` (UTC ms): the pushed scheme's, resolved in its time zone,
+ * or, without one, the default plan's at `defaultMinuteOfDay` (minutes since local midnight of
+ * the site). Undefined where no period runs (never for a valid scheme).
+ */
+export function periodInForce(
+  touPlan: SetTouPlanParams | null,
+  defaultPlan: DailyPlan,
+  ms: number,
+  defaultMinuteOfDay: number,
+): TouPeriod | undefined {
+  if (touPlan) return activePeriodAt(touPlan.scheme, ms, touPlan.timezone).period;
+  return periodAtMinute(defaultPlan, defaultMinuteOfDay);
+}
+
+/**
+ * PCS setpoint, kW (+ discharging, − charging), that `period` asks for at SOC `socPct`:
+ * charge at the period's power, capped by the PCS rating, while the SOC is below the lower of
+ * the period's ceiling and the profile's; discharge likewise while the SOC is above the higher
+ * of the two floors; 0 when idle, outside the window or without a period. (The PCS and BMS
+ * limits and anti-backflow act on this setpoint afterwards, site.ts.)
+ */
+export function periodSetpointKw(
+  period: TouPeriod | undefined,
+  socPct: number,
+  profile: Pick<EquipmentProfile, 'ratedPowerKw' | 'socFloorPct' | 'socCeilingPct'>,
+): number {
+  if (period?.action === 'charge' && socPct < Math.min(period.socMaxPct, profile.socCeilingPct)) {
+    return -Math.min(period.powerKw, profile.ratedPowerKw);
   }
-  return undefined;
+  if (period?.action === 'discharge' && socPct > Math.max(period.socMinPct, profile.socFloorPct)) {
+    return Math.min(period.powerKw, profile.ratedPowerKw);
+  }
+  return 0;
 }

@@ -22,9 +22,10 @@
  *   of the step (a CV-like taper well inside the 2.5/3.65 V hard limits), 0 outside the SOC
  *   window, derated below 10 °C and above 45 °C, and 0 in the direction of an active fault
  *   (cell over/under-voltage, SOC high/low, over-temperature, voltage difference).
- * - EMS: the schedule (schedule.ts) gives a setpoint; it respects the PCS rating and the BMS
- *   limits, never steps the SOC past the window, and (anti-backflow, C&I and household) never
- *   discharges more than the site consumes.
+ * - EMS: the period in force — of the ToU scheme pushed by the server (`set_tou_plan`), else of
+ *   the built-in default plan — gives a setpoint (schedule.ts); it respects the PCS rating and
+ *   the BMS limits, never steps the SOC past the window, and (anti-backflow, C&I and household)
+ *   never discharges more than the site consumes.
  * - Thermal: cells heat by I²R and exchange heat with the cabinet air; the cabinet exchanges
  *   heat with the outside and with the air conditioner (cooling above `cooling_start_c`,
  *   heating below `heating_start_c`, 3 K hysteresis). Linear first-order parts are integrated
@@ -37,7 +38,7 @@
  * - Registers (PCS charge/discharge, meter import/export, PV) integrate power and only grow.
  * - Alarms: alarms.ts, evaluated after each step on the new values.
  */
-import type { PointValues } from '@ess/contract';
+import type { DailyPlan, PointValues, SetTouPlanParams } from '@ess/contract';
 import {
   type AlarmEvent,
   type AlarmInputs,
@@ -50,7 +51,7 @@ import { type BdewProfile, profileLoadKw } from './load';
 import { lfpOcv, resistanceTempFactor } from './ocv';
 import { type EquipmentProfile, nominalEnergyKwh, PROFILES, type ProfileId } from './profiles';
 import { deriveSeed, ouStep, Rng } from './random';
-import { activePeriod, defaultSchedule, type SchedulePeriod } from './schedule';
+import { defaultDailyPlan, periodInForce, periodSetpointKw } from './schedule';
 import { pvPowerKw } from './solar';
 import { localTime } from './time';
 import { type Climate, dailyCycleK, indoorRhPct, outdoorRhPct, seasonalMeanC } from './weather';
@@ -125,6 +126,8 @@ export interface SiteParams {
   /** Fixed relative unbalance of the three phase voltages. */
   phaseUnbalance: [number, number, number];
   antiBackflow: boolean;
+  /** The EMS's built-in plan, run until a ToU scheme arrives (schedule.ts). */
+  defaultPlan: DailyPlan;
 }
 
 /** Energy registers, kWh; they only grow. */
@@ -151,7 +154,8 @@ export interface SiteState {
   acState: 0 | 1 | 2;
   coolingStartC: number;
   heatingStartC: number;
-  schedule: SchedulePeriod[];
+  /** The ToU scheme pushed by the server and in force (`set_tou_plan`), or null: default plan. */
+  touPlan: SetTouPlanParams | null;
   faults: FaultKind[];
   /** Active alarm keys (`code/level`). */
   alarms: string[];
@@ -268,6 +272,7 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     doorVisitChance: household ? 0.05 : 0.15,
     phaseUnbalance: [0.004 * r.normal(), 0.004 * r.normal(), 0.004 * r.normal()],
     antiBackflow: spec.antiBackflow ?? spec.profile !== 'container_5mwh',
+    defaultPlan: defaultDailyPlan(profile.ratedPowerKw, profile.socFloorPct, profile.socCeilingPct),
   };
 
   const lt = localTime(spec.timezone, opts.startTimeMs);
@@ -290,7 +295,7 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     acState: 0,
     coolingStartC: 28,
     heatingStartC: 10,
-    schedule: defaultSchedule(profile.ratedPowerKw, profile.socFloorPct, profile.socCeilingPct),
+    touPlan: null,
     faults: [],
     alarms: [],
     registers: {
@@ -322,9 +327,12 @@ export function clearFault(state: SiteState, kind?: FaultKind): SiteState {
   return { ...state, faults: kind ? state.faults.filter((f) => f !== kind) : [] };
 }
 
-/** Returns the state with a new schedule (validate it with `scheduleSchema` first). */
-export function setSchedule(state: SiteState, periods: readonly SchedulePeriod[]): SiteState {
-  return { ...state, schedule: periods.map((p) => ({ ...p })) };
+/**
+ * Returns the state running ToU scheme `plan` from the next step on (validate it first:
+ * payloads.ts `set_tou_plan`). The EMS keeps it until the next one replaces it.
+ */
+export function setTouPlan(state: SiteState, plan: SetTouPlanParams): SiteState {
+  return { ...state, touPlan: structuredClone(plan) };
 }
 
 /** Returns the state with new air-conditioner thresholds, °C. */
@@ -459,15 +467,15 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const eta = pr.efficiency;
 
   // ---- EMS setpoint ----
-  const period = activePeriod(state.schedule, lt0.minuteOfDay);
-  let setpointKw = 0;
-  if (forcedCharge) setpointKw = -pr.maxPowerKw;
-  else if (forcedDischarge) setpointKw = pr.maxPowerKw;
-  else if (period?.action === 'charge' && soc0 < Math.min(period.socMaxPct, pr.socCeilingPct)) {
-    setpointKw = -Math.min(period.powerKw, pr.ratedPowerKw);
-  } else if (period?.action === 'discharge' && soc0 > Math.max(period.socMinPct, pr.socFloorPct)) {
-    setpointKw = Math.min(period.powerKw, pr.ratedPowerKw);
-  }
+  let setpointKw = forcedCharge
+    ? -pr.maxPowerKw
+    : forcedDischarge
+      ? pr.maxPowerKw
+      : periodSetpointKw(
+          periodInForce(state.touPlan, params.defaultPlan, startMs, lt0.minuteOfDay),
+          soc0,
+          pr,
+        );
   if (setpointKw > 0 && params.antiBackflow && !forcedDischarge) {
     setpointKw = Math.min(setpointKw, Math.max(0, loadKw - pvKw - 0.02 * pr.ratedPowerKw));
   }

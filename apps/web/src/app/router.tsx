@@ -3,11 +3,14 @@
  * catch-all to /404 — all behind the navigation guard. The frame and every page are lazily
  * loaded so /login stays small.
  */
+import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useMemo } from 'react';
 import { Navigate, type RouteObject, useRoutes } from 'react-router';
 import { AuthGuard } from '@/features/auth';
+import { queryClient } from '@/shared/api/query';
 import {
   type AppRoute,
+  BIG_SCREEN_PATHS,
   COCKPIT_PATH,
   flattenRoutes,
   LOGIN_PATH,
@@ -21,10 +24,24 @@ import { RouteView } from './views';
 const LoginPage = lazy(() => import('@/features/auth/pages/LoginPage'));
 const NotFoundPage = lazy(() => import('@/features/errors/NotFoundPage'));
 const CockpitPage = lazy(() => import('@/features/cockpit/CockpitPage'));
+const SysScreen = lazy(() => import('@/features/bigscreen/pages/SysScreen'));
+const PcsScreen = lazy(() => import('@/features/bigscreen/pages/PcsScreen'));
+const BmsScreen = lazy(() => import('@/features/bigscreen/pages/BmsScreen'));
+const DhxxScreen = lazy(() => import('@/features/bigscreen/pages/DhxxScreen'));
+const SyfsysScreen = lazy(() => import('@/features/bigscreen/pages/SyfsysScreen'));
 const Frame = lazy(() => import('@/features/layout/Frame'));
 
 function Page({ children }: { children: ReactNode }) {
   return <Suspense fallback={<PageLoading fullscreen />}>{children}</Suspense>;
+}
+
+/** A big screen outside the frame: its own access to the shared query client. */
+function ScreenPage({ children }: { children: ReactNode }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Page>{children}</Page>
+    </QueryClientProvider>
+  );
 }
 
 /** react-router routes of the frame: a view per page, a redirect per directory. */
@@ -50,7 +67,15 @@ export function AppRoutes() {
     () => [
       { path: LOGIN_PATH, element: <Page>{<LoginPage />}</Page> },
       { path: NOT_FOUND_PATH, element: <Page>{<NotFoundPage />}</Page> },
-      { path: COCKPIT_PATH, element: <Page>{<CockpitPage />}</Page> },
+      { path: COCKPIT_PATH, element: <ScreenPage>{<CockpitPage />}</ScreenPage> },
+      // Big screens (spec §2): full screen, outside the frame; the guard asks for a token.
+      { path: '/screen', element: <Navigate to={BIG_SCREEN_PATHS.sys} replace /> },
+      { path: BIG_SCREEN_PATHS.sys, element: <ScreenPage>{<SysScreen />}</ScreenPage> },
+      { path: BIG_SCREEN_PATHS.pcs, element: <ScreenPage>{<PcsScreen />}</ScreenPage> },
+      { path: BIG_SCREEN_PATHS.bms, element: <ScreenPage>{<BmsScreen />}</ScreenPage> },
+      { path: BIG_SCREEN_PATHS.dhxx, element: <ScreenPage>{<DhxxScreen />}</ScreenPage> },
+      { path: '/syfscreen', element: <Navigate to={BIG_SCREEN_PATHS.syfsys} replace /> },
+      { path: BIG_SCREEN_PATHS.syfsys, element: <ScreenPage>{<SyfsysScreen />}</ScreenPage> },
       { element: <Page>{<Frame />}</Page>, children: frameChildren(frameRoutes) },
       { path: '*', element: <Navigate to={NOT_FOUND_PATH} replace /> },
     ],

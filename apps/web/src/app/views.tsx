@@ -14,12 +14,20 @@ type View = LazyExoticComponent<ComponentType>;
 
 export const VIEW_REGISTRY: Record<string, View> = {
   'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
+  'monitor/alarm/index': lazy(() => import('@/features/alarm/AlarmPage')),
+  'monitor/outbox/index': lazy(() => import('@/features/alarm/OutboxPage')),
+  'monitor/zdjkshow/index': lazy(() => import('@/features/site-monitor/SiteMonitorPage')),
+  'monitor/export/index': lazy(() => import('@/features/export/ExportPage')),
   'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
   'system/dept/index': lazy(() => import('@/features/org-people/pages/DepartmentsPage')),
   'system/employee/index': lazy(() => import('@/features/org-people/pages/EmployeesPage')),
   'system/role/index': lazy(() => import('@/features/system/role/RoleListPage')),
   'system/log/index': lazy(() => import('@/features/system/log/OperationLogPage')),
+  'strategy/timetariff/index': lazy(() => import('@/features/tou/pages/TimeTariffPage')),
+  'strategy/chargestrategy/index': lazy(() => import('@/features/tou/pages/ChargeStrategyPage')),
+  'monitor/realtime/index': lazy(() => import('@/features/monitor-data/RealtimePage')),
+  'monitor/history/index': lazy(() => import('@/features/monitor-data/HistoryPage')),
   'org/agent/index': lazy(() =>
     import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.agent })),
   ),
@@ -31,6 +39,15 @@ export const VIEW_REGISTRY: Record<string, View> = {
   ),
   'org/owner/index': lazy(() =>
     import('@/features/org/pages/CompanyPage').then((m) => ({ default: m.companyViews.owner })),
+  ),
+  // Big screens: the menu entry opens the wall display itself (features/bigscreen ScreenLauncher).
+  ...Object.fromEntries(
+    (['cockpit', 'sys', 'pcs', 'bms', 'dhxx', 'syfsys'] as const).map((key) => [
+      `bigscreen/${key}/index`,
+      lazy(() =>
+        import('@/features/bigscreen/pages/ScreenLauncher').then((m) => ({ default: m.launcherViews[key] })),
+      ),
+    ]),
   ),
 };
 

@@ -12,6 +12,12 @@ export type MenuType = (typeof MENU_TYPES)[number];
 /** `module:resource:action`: 1–32 of a–z, A–Z, 0–9, '_' or '-' per part (RuoYi). */
 export const PERMISSION_PATTERN = /^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_-]{1,32}:[A-Za-z0-9_-]{1,32}$/;
 
+/**
+ * Menu ids below this are seeded by migrations (the id sequence starts here): they can be edited
+ * and hidden but not deleted (5039).
+ */
+export const FIRST_CUSTOM_MENU_ID = 10_000;
+
 /** Component value of a top-level entry that gets the page frame (spec §2). */
 export const LAYOUT_COMPONENT = 'Layout';
 

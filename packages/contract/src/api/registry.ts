@@ -4,7 +4,7 @@
  * `{list, total}` (design §4).
  */
 import { z } from 'zod';
-import { DEVICE_TYPES, OFFLINE_REASONS, SN_PATTERN } from '../device/protocol';
+import { DEVICE_TYPES, OFFLINE_REASONS, SN_PATTERN, timezoneSchema } from '../device/protocol';
 import { IPV4_PATTERN } from '../validation';
 import { userInfoEcho } from './envelope';
 
@@ -29,20 +29,6 @@ export const pageQuery = {
   pageNum: z.number().int().min(1).default(1),
   pageSize: z.number().int().min(1).max(500).default(20),
 };
-
-/** IANA time zone names we accept for sites (validated with Intl on both ends). */
-export const timezoneSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'unknown IANA time zone');
 
 export const siteInput = z.object({
   userInfo: userInfoEcho,

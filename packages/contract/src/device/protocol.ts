@@ -11,6 +11,7 @@
  * server must deduplicate QoS 1 redeliveries, an `id` unique per gateway.
  */
 import { z } from 'zod';
+import { touSchemeDocumentSchema } from '../tou/scheme';
 
 /** Protocol version carried in every payload. */
 export const PROTOCOL_VERSION = 1;
@@ -161,3 +162,35 @@ export const replyPayload = z.object({
   result: z.record(z.string(), z.unknown()).optional(),
 });
 export type ReplyPayload = z.infer<typeof replyPayload>;
+
+/**
+ * IANA time zone names we accept (validated with Intl on both ends): a site's zone, and the zone
+ * a `set_tou_plan` runs its periods in.
+ */
+export const timezoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'unknown IANA time zone');
+
+/**
+ * `params` of `set_tou_plan` (issue 6): the site's whole ToU scheme. The EMS keeps it and picks
+ * the plan of each local day itself (tou/resolve.ts `activePeriodAt`, in `timezone`), so it keeps
+ * following the plan while the server is unreachable. It answers `ok: true` with
+ * `result: {version}` once the scheme is in force, or `ok: false` with the reason.
+ */
+export const setTouPlanParams = z.object({
+  schemeId: z.number().int().positive(),
+  version: z.number().int().min(1),
+  /** IANA time zone of the site: periods are local wall-clock time. */
+  timezone: timezoneSchema,
+  scheme: touSchemeDocumentSchema,
+});
+export type SetTouPlanParams = z.infer<typeof setTouPlanParams>;

@@ -3,14 +3,16 @@
  * KPIs, today's power curve from the 15-minute rollups, per-site status and the latest alarms.
  *
  * Sign convention (design §4): PCS/battery power + = discharging, − = charging; grid meter
- * power + = import. Today's energy per PCS = today's last register value − yesterday's last
- * (or today's first when there is no yesterday), from the site-local daily rollups.
+ * power + = import. Today's energy per PCS: the shared daily rule of ./energy.ts
+ * ({@link dailyEnergySql}). Active alarms: rows of `alarm` not cleared ({@link activeAlarmsSql}).
  */
 import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { rowsOf } from '../../db/rows';
 import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
+import { activeAlarmsSql } from '../alarm/active-alarms';
+import { dailyEnergySql } from './energy';
 
 /** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
 export const FLEET_TIMEZONE = 'Asia/Shanghai';
@@ -65,13 +67,17 @@ export class DashboardService {
     };
   }
 
-  /** One row per site in scope. */
-  async sites(scope: CompanyScope): Promise<SiteStatus[]> {
+  /**
+   * One row per site in scope (ordered by id), or only `siteId` when given (none when it is
+   * outside the scope). Today's kWh by {@link dailyEnergySql}; active alarms from `alarm`
+   * ({@link activeAlarmsSql}).
+   */
+  async sites(scope: CompanyScope, siteId?: number): Promise<SiteStatus[]> {
     const result = await this.db.execute(sql`
       WITH s AS (
         SELECT s.id, s.code, s.name, s.timezone, c.name AS company_name
         FROM site s JOIN company c ON c.id = s.company_id
-        WHERE ${inScopeSql(scope, 's.company_id')}
+        WHERE ${inScopeSql(scope, 's.company_id')} ${siteId === undefined ? sql`` : sql`AND s.id = ${siteId}`}
       ),
       gw AS (
         SELECT d.site_id, bool_or(d.online) AS online, max(d.last_seen_at) AS last_seen_at,
@@ -90,23 +96,17 @@ export class DashboardService {
         GROUP BY d.site_id
       ),
       energy AS (
-        SELECT d.site_id, r.point,
-               sum(r.last_value - coalesce(y.last_value, r.first_value)) AS kwh
-        FROM device d JOIN s ON s.id = d.site_id
-        JOIN telemetry_rollup r ON r.device_id = d.id AND r.bucket_s = 86400
-             AND r.point IN ('e_charge_total_kwh', 'e_discharge_total_kwh')
-             AND r.bucket_start = date_trunc('day', now() AT TIME ZONE s.timezone) AT TIME ZONE s.timezone
-        LEFT JOIN telemetry_rollup y ON y.device_id = r.device_id AND y.bucket_s = 86400 AND y.point = r.point
-             AND y.bucket_start = (date_trunc('day', now() AT TIME ZONE s.timezone) - interval '1 day') AT TIME ZONE s.timezone
-        WHERE d.type = 'pcs'
-        GROUP BY d.site_id, r.point
+        SELECT d.site_id, e.point, sum(e.kwh) AS kwh
+        FROM ${dailyEnergySql({
+          devices: sql`SELECT d.id AS device_id, s.timezone FROM device d JOIN s ON s.id = d.site_id WHERE d.type = 'pcs'`,
+          points: ['e_charge_total_kwh', 'e_discharge_total_kwh'],
+          from: sql`date_trunc('day', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
+        })} e JOIN device d ON d.id = e.device_id
+        GROUP BY d.site_id, e.point
       ),
       active AS (
-        SELECT site_id, count(*)::int AS n FROM (
-          SELECT DISTINCT ON (device_id, code, level) site_id, kind FROM alarm_event
-          WHERE ${inScopeSql(scope, 'company_id')}
-          ORDER BY device_id, code, level, ts DESC, id DESC
-        ) last WHERE kind = 'produce' GROUP BY site_id
+        SELECT x.site_id, count(*)::int AS n
+        FROM ${activeAlarmsSql(sql`a.site_id IN (SELECT id FROM s)`)} x GROUP BY x.site_id
       )
       SELECT s.id, s.code, s.name, s.company_name,
              coalesce(gw.online, false) AS online, gw.offline_reason,

@@ -101,7 +101,13 @@ export const employeeRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       await db
         .update(employee)
-        .set({ email: request.body.email, isSubAlarm: request.body.isSubAlarm, updatedAt: new Date() })
+        // Alarm mails go out in the language the setting was saved in (modules/alarm/alarm-mail.ts).
+        .set({
+          email: request.body.email,
+          isSubAlarm: request.body.isSubAlarm,
+          mailLang: request.lang,
+          updatedAt: new Date(),
+        })
         .where(eq(employee.id, request.auth.employeeId));
       return ok(request, null);
     },

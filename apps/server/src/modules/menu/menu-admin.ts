@@ -7,15 +7,12 @@
  * rows seeded by migrations (ids below {@link FIRST_CUSTOM_MENU_ID}) cannot be deleted (5039: a
  * later migration may refer to them; hide them instead). Every write clears the menu cache.
  */
-import { ErrorCode, type MenuInput } from '@ess/contract';
+import { ErrorCode, FIRST_CUSTOM_MENU_ID, type MenuInput } from '@ess/contract';
 import { count, eq } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { menu } from '../../db/schema';
 import { ApiError } from '../../http/api-error';
 import { allMenus, forgetMenus } from './menu-service';
-
-/** Ids below this are reserved for rows seeded by migrations (schema.ts `sys_menu`). */
-export const FIRST_CUSTOM_MENU_ID = 10_000;
 
 type MenuRecord = typeof menu.$inferSelect;
 

@@ -22,9 +22,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { recordChange } from '../../http/audit';
+import { callerAccess } from '../../http/auth-hook';
 import { ok } from '../../http/envelope';
 import { dataScopeOf } from '../../tenancy/company-scope';
-import { menuAccess } from '../menu/menu-service';
 import { type Caller, EmployeeService } from './employee-service';
 
 const tags = ['employee'];
@@ -35,7 +35,7 @@ export const employeeAdminRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new EmployeeService(app.db, app.sessions, app.config.auth.scryptLogN);
   const scopeOf = (request: FastifyRequest) => dataScopeOf(app.db, request.auth);
   const callerOf = async (request: FastifyRequest): Promise<Caller> => {
-    const access = await menuAccess(app.db, request.auth.employeeId);
+    const access = await callerAccess(app.db, request);
     return {
       employeeId: request.auth.employeeId,
       companyId: request.auth.companyId,

@@ -21,9 +21,10 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { recordChange } from '../../http/audit';
+import { callerAccess } from '../../http/auth-hook';
 import { ok } from '../../http/envelope';
 import { companyScope } from '../../tenancy/company-scope';
-import { menuAccess, toMenuRow } from '../menu/menu-service';
+import { toMenuRow } from '../menu/menu-service';
 import { RoleService } from './role-service';
 
 const tags = ['role'];
@@ -33,7 +34,7 @@ const detailData = envelopeOf(roleDetailSchema.nullable());
 export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new RoleService(app.db);
   const scopeOf = (request: FastifyRequest) => companyScope(app.db, request.auth);
-  const accessOf = (request: FastifyRequest) => menuAccess(app.db, request.auth.employeeId);
+  const accessOfCaller = (request: FastifyRequest) => callerAccess(app.db, request);
 
   app.post(
     OrgPath.rolePageList,
@@ -80,7 +81,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       const options = await service.grantableMenus(
         await scopeOf(request),
         companyId,
-        await accessOf(request),
+        await accessOfCaller(request),
       );
       return ok(request, { list: options.list.map(toMenuRow), grantable: options.grantable });
     },
@@ -104,7 +105,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
         await scopeOf(request),
         companyId,
         request.body,
-        await accessOf(request),
+        await accessOfCaller(request),
       );
       recordChange(request, { targetId: created.id, after: created });
       return ok(request, created);
@@ -124,7 +125,11 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const change = await service.update(await scopeOf(request), request.body, await accessOf(request));
+      const change = await service.update(
+        await scopeOf(request),
+        request.body,
+        await accessOfCaller(request),
+      );
       recordChange(request, { targetId: request.body.id, ...change });
       return ok(request, change.after);
     },
@@ -162,7 +167,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { id, name, code } = request.body;
-      const copy = await service.copy(await scopeOf(request), id, name, code, await accessOf(request));
+      const copy = await service.copy(await scopeOf(request), id, name, code, await accessOfCaller(request));
       recordChange(request, { targetId: copy.id, before: { sourceRoleId: id }, after: copy });
       return ok(request, copy);
     },

@@ -22,7 +22,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../http/envelope';
 import { companyScope } from '../../tenancy/company-scope';
-import { RegistryService } from './registry-service';
+import type { RegistryService } from './registry-service';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,8 +33,8 @@ declare module 'fastify' {
 const nullData = envelopeOf(z.null());
 
 export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
-  const registry = new RegistryService(app.db);
-  app.decorate('registry', registry);
+  // Built in app.ts, which wires its hooks to the modules that listen.
+  const registry = app.registry;
   const scopeOf = (request: { auth: { companyId: number; employeeId: number } }) =>
     companyScope(app.db, request.auth);
   /** Where devices connect, shown with a secret: the external broker, or the embedded one's port. */

@@ -1,7 +1,8 @@
 /**
  * Sites and devices (spec §2 site configuration, §3 devices; codes 3030–3039, 6000).
  * Every read and write is limited to the caller's company scope (tenancy/company-scope.ts);
- * a row outside it answers as if it did not exist.
+ * a row outside it answers as if it did not exist. A site moved to a company outside its ToU
+ * scheme's company tree stops running that scheme.
  */
 import {
   type DeviceInput,
@@ -16,21 +17,16 @@ import { and, count, desc, eq, ilike, inArray, isNull, or, sql } from 'drizzle-o
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database';
 import { likePattern } from '../../db/like';
-import { company, device, site } from '../../db/schema';
+import { company, device, site, touPush, touScheme } from '../../db/schema';
+import { isUniqueViolation } from '../../db/unique-violation';
 import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScope, scopeIncludes } from '../../tenancy/company-scope';
+import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../tenancy/company-scope';
 import { deviceSecretHash, newDeviceSecret } from './device-secret';
 
 export interface Page {
   pageNum: number;
   pageSize: number;
 }
-
-const isUniqueViolation = (err: unknown, constraint: string) => {
-  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
-  const inner = e.cause ?? e;
-  return inner.code === '23505' && (inner.constraint === constraint || String(err).includes(constraint));
-};
 
 /** The stored columns a device's form decides (shared by create and update). */
 function deviceColumns(
@@ -52,8 +48,23 @@ function deviceColumns(
   };
 }
 
+/**
+ * What other modules hear from the registry (wired in app.ts, so that the registry imports none
+ * of them). Called after the change is stored; a hook must not throw.
+ */
+export interface RegistryHooks {
+  /**
+   * A site that runs a ToU scheme got another time zone: the zone is part of `set_tou_plan`, so
+   * the scheme must reach the EMS again (modules/tou/tou-push.ts).
+   */
+  touSiteTimezoneChanged?(siteId: number): void;
+}
+
 export class RegistryService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly hooks: RegistryHooks = {},
+  ) {}
 
   // ---- sites ---------------------------------------------------------------------------------
 
@@ -136,6 +147,11 @@ export class RegistryService {
     }
   }
 
+  /**
+   * Updates a site; 3036 not in scope, 6000 company outside scope or missing, 3039 code taken.
+   * Moved to a company outside its ToU scheme's company tree, the site runs no scheme any more;
+   * a new time zone of a site that runs a scheme is pushed to its EMS (`touSiteTimezoneChanged`).
+   */
   async updateSite(
     scope: CompanyScope,
     callerCompanyId: number,
@@ -146,6 +162,7 @@ export class RegistryService {
     const companyId = input.companyId
       ? await this.ownerCompany(scope, callerCompanyId, input.companyId)
       : existing.companyId;
+    let runsScheme = false;
     try {
       await this.db.transaction(async (tx) => {
         await tx
@@ -161,14 +178,33 @@ export class RegistryService {
             updatedAt: new Date(),
           })
           .where(eq(site.id, id));
-        // Devices follow their site's company.
-        if (companyId !== existing.companyId)
+        // Devices follow their site's company, and so do the site's alarms and alarm events
+        // (they are scoped by the company stamped on them: modules/alarm).
+        if (companyId !== existing.companyId) {
           await tx.update(device).set({ companyId }).where(eq(device.siteId, id));
+          await tx.execute(sql`UPDATE alarm SET company_id = ${companyId} WHERE site_id = ${id}`);
+          await tx.execute(sql`UPDATE alarm_event SET company_id = ${companyId} WHERE site_id = ${id}`);
+        }
+        // A site runs only a ToU scheme of its company or one above it: moved elsewhere, it
+        // runs none (the EMS keeps its last plan until it gets another).
+        if (companyId !== existing.companyId && existing.touSchemeId !== null) {
+          const [scheme] = await tx
+            .select({ companyId: touScheme.companyId })
+            .from(touScheme)
+            .where(eq(touScheme.id, existing.touSchemeId));
+          if (!scheme || !(await companyTree(tx, scheme.companyId)).includes(companyId)) {
+            await tx.update(site).set({ touSchemeId: null }).where(eq(site.id, id));
+            await tx.delete(touPush).where(eq(touPush.siteId, id));
+          }
+        }
+        const [after] = await tx.select({ touSchemeId: site.touSchemeId }).from(site).where(eq(site.id, id));
+        runsScheme = after?.touSchemeId != null;
       });
     } catch (err) {
       if (isUniqueViolation(err, 'site_code_uq')) throw new ApiError(ErrorCode.SITE_CODE_EXISTS);
       throw err;
     }
+    if (runsScheme && input.timezone !== existing.timezone) this.hooks.touSiteTimezoneChanged?.(id);
   }
 
   /** Deletes an empty site; 3037 when it still has devices. */

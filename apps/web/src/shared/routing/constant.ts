@@ -25,6 +25,15 @@ export const COCKPIT_PATH = '/newscreen';
 export const HOME_PATH = '/';
 export const DASHBOARD_PATH = '/dashboard';
 
+/** Big screens outside the frame (spec §2; a token is needed): `/screen/*` and `/syfscreen/*`. */
+export const BIG_SCREEN_PATHS = {
+  sys: '/screen/sys',
+  pcs: '/screen/pcs',
+  bms: '/screen/bms',
+  dhxx: '/screen/dhxx',
+  syfsys: '/syfscreen/syfsys',
+} as const;
+
 /** The dashboard: first breadcrumb of every frame page but itself (spec §2). */
 export const DASHBOARD_ROUTE: AppRoute = {
   ...ROUTE_DEFAULTS,
@@ -50,6 +59,13 @@ export const PUBLIC_ROUTES: AppRoute[] = [
   { ...ROUTE_DEFAULTS, path: LOGIN_PATH, name: 'Login', title: 'router.login', hidden: true },
   { ...ROUTE_DEFAULTS, path: NOT_FOUND_PATH, name: 'NotFound', title: 'router.notFound', hidden: true },
   { ...ROUTE_DEFAULTS, path: COCKPIT_PATH, name: 'Cockpit', title: 'router.cockpit', hidden: true },
+  ...(['sys', 'pcs', 'bms', 'dhxx', 'syfsys'] as const).map((key) => ({
+    ...ROUTE_DEFAULTS,
+    path: BIG_SCREEN_PATHS[key],
+    name: `Screen-${key}`,
+    title: `router.screen_${key}`,
+    hidden: true,
+  })),
 ];
 
 /** Paths reachable without a token (spec §2 guard). */

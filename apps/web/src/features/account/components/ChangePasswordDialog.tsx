@@ -9,12 +9,12 @@
  * Test hooks: `password-dialog`, `password-old`, `password-new`, `password-confirm`,
  * `password-submit`; forced mode `password-forced-note`, `password-logout`.
  */
-import { PASSWORD_MIN_LENGTH } from '@ess/contract';
 import { Alert, Button, Form, Input, Modal } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
+import { confirmRules, passwordRules } from '@/shared/forms/passwordRules';
 import { validationText } from '@/shared/i18n';
 import { updatePassword } from '../api';
 import './account.css';
@@ -122,16 +122,7 @@ export function ChangePasswordDialog({ open, onClose, forced }: ChangePasswordDi
           <Form.Item<PasswordForm>
             name="newPassword"
             label={t('account.newPassword')}
-            rules={[
-              {
-                required: true,
-                validator: (_, v: string | undefined) => {
-                  if (!v) return reject(validationText('newPasswordRequired'));
-                  if (v.length < PASSWORD_MIN_LENGTH) return reject(validationText('passwordTooShort'));
-                  return Promise.resolve();
-                },
-              },
-            ]}
+            rules={passwordRules()}
           >
             <Input.Password autoComplete="new-password" data-testid="password-new" />
           </Form.Item>
@@ -139,18 +130,7 @@ export function ChangePasswordDialog({ open, onClose, forced }: ChangePasswordDi
             name="confirmPassword"
             label={t('account.confirmPassword')}
             dependencies={['newPassword']}
-            rules={[
-              {
-                required: true,
-                validator: (_, v: string | undefined) => {
-                  if (!v) return reject(validationText('confirmPasswordRequired'));
-                  if (v !== form.getFieldValue('newPassword')) {
-                    return reject(validationText('passwordsInconsistent'));
-                  }
-                  return Promise.resolve();
-                },
-              },
-            ]}
+            rules={confirmRules('newPassword')}
           >
             <Input.Password autoComplete="new-password" data-testid="password-confirm" />
           </Form.Item>

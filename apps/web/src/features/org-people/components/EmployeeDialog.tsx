@@ -27,6 +27,7 @@ import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
 import { showInfo, showSuccess } from '@/shared/feedback';
+import { confirmRules, passwordRules } from '@/shared/forms/passwordRules';
 import { catalogueText, validationText } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import {
@@ -38,7 +39,6 @@ import {
   updateEmployee,
 } from '../api';
 import { departmentOptions } from '../departmentTree';
-import { confirmRules, passwordRules } from '../passwordRules';
 
 interface Values {
   account: string;

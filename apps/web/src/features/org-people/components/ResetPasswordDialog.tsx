@@ -10,9 +10,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { showSuccess } from '@/shared/feedback';
+import { confirmRules, passwordRules } from '@/shared/forms/passwordRules';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import { orgPeopleKeys, resetEmployeePassword } from '../api';
-import { confirmRules, passwordRules } from '../passwordRules';
 
 interface Values {
   password: string;

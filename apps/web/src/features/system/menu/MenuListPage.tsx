@@ -4,7 +4,7 @@
  * keep-alive flags. A filter keeps matching rows and their ancestors. With system:menu:save an
  * entry can be added at the top level or below a directory or page ("add child") and edited;
  * with system:menu:delete one without children can be deleted (confirmed). Built-in entries
- * (seeded, ids below {@link FIRST_USER_MENU_ID}) cannot be deleted (5039): hide them instead.
+ * (seeded, ids below {@link FIRST_CUSTOM_MENU_ID}) cannot be deleted (5039): hide them instead.
  * After a change the sidebar is rebuilt from the caller's refetched menu.
  * Test hooks: `menu-list`, `menu-filter`, `menu-refresh`, `menu-toggle-expand`, `menu-add`,
  * `menu-add-child-<id>`, `menu-edit-<id>`, `menu-delete-<id>`; rows carry `data-row-key` =
@@ -18,7 +18,14 @@ import {
   ReloadOutlined,
   SearchOutlined,
 } from '@ant-design/icons';
-import { buildTree, type MenuRow, type MenuType, Perm, type TreeNode } from '@ess/contract';
+import {
+  buildTree,
+  FIRST_CUSTOM_MENU_ID,
+  type MenuRow,
+  type MenuType,
+  Perm,
+  type TreeNode,
+} from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Button,
@@ -40,9 +47,6 @@ import { hasIcon, menuIcon } from '@/shared/icons';
 import { deleteMenu, fetchMenuList, menuKeys } from '../api';
 import { MenuDialog } from './MenuDialog';
 import './menu.css';
-
-/** Ids below this are seeded by migrations (the id sequence starts here) and cannot be deleted. */
-const FIRST_USER_MENU_ID = 10_000;
 
 /** A table row: the menu row with children (absent on leaves, so antd shows no expander). */
 interface MenuNode extends MenuRow {
@@ -84,7 +88,7 @@ function DeleteButton({
 }) {
   const { t } = useTranslation();
   const blocked =
-    row.id < FIRST_USER_MENU_ID ? t('menus.builtIn') : hasChildren ? t('menus.hasChildren') : null;
+    row.id < FIRST_CUSTOM_MENU_ID ? t('menus.builtIn') : hasChildren ? t('menus.hasChildren') : null;
   const button = (
     <Button
       type="text"

@@ -1,5 +1,5 @@
 /**
- * antd Form rules of a password an administrator sets for an employee (initial or reset) and
+ * antd Form rules of a new password (own change, or one an administrator sets for an employee) and
  * its confirmation, with the spec's texts (§5: at least 6 characters; "enter the password
  * again"; "the two passwords are inconsistent"). The digest is taken when sending (api.ts).
  */

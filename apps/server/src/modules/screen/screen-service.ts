@@ -1,0 +1,510 @@
+/**
+ * Data of the big screens (issue 4 item 6; contract api/screen.ts, docs/api.md "Big screens").
+ *
+ * - `publicCockpit()`: aggregates of the whole installation for `/newscreen` without a token.
+ *   Built field by field from the figures below, so nothing per site (names, codes, SNs,
+ *   companies, exact positions) can slip into it; single-flight, refreshed at most every
+ *   {@link PUBLIC_CACHE_MS} after the previous build settled.
+ * - `cockpit(scope)`: the same aggregates for the caller's companies plus its sites.
+ * - `sites(scope)`, `site(scope, id)`: site picker and one site's screen data (3036 outside scope).
+ *
+ * Energy per site and local day: the shared daily rule of dashboard/energy.ts
+ * ({@link dailyEnergySql}), as on the dashboard, history and export. Active alarms: rows of
+ * `alarm` not cleared ({@link activeAlarmsSql}), as on the alarms page. Revenue per site-day = discharged × peak price − charged × valley price, prices
+ * from the day's plan of the site's ToU scheme (`resolveDay`) or the contract's defaults.
+ */
+import {
+  type AlarmLevel,
+  type CockpitAggregates,
+  type CockpitData,
+  type CockpitSite,
+  DEFAULT_PEAK_PRICE_CNY_PER_KWH,
+  DEFAULT_VALLEY_PRICE_CNY_PER_KWH,
+  type DeviceType,
+  ErrorCode,
+  type MapCell,
+  type OfflineReason,
+  PUBLIC_MAP_CELL_DEG,
+  resolveDay,
+  type ScreenDevice,
+  type ScreenSiteData,
+  type ScreenSiteOption,
+  type SiteCurve,
+  type SiteStatus,
+  type TouSchemeDocument,
+} from '@ess/contract';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/database';
+import { rowsOf } from '../../db/rows';
+import { ApiError } from '../../http/api-error';
+import { type CompanyScope, inScopeSql, scopeIncludes } from '../../tenancy/company-scope';
+import { activeAlarmsSql } from '../alarm/active-alarms';
+import type { DashboardService } from '../dashboard/dashboard-service';
+import { dailyEnergySql, ENERGY_POINTS } from '../dashboard/energy';
+
+/** The public answer is computed at most this often (a wall display polls; so may anyone). */
+export const PUBLIC_CACHE_MS = 5000;
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const round = (v: number, digits = 2): number => {
+  const f = 10 ** digits;
+  return Math.round(v * f) / f;
+};
+
+/** Peak and valley price (CNY/kWh) of a site-local day under a scheme; see the module comment. */
+export function dayPrices(doc: TouSchemeDocument | null, date: string): { peak: number; valley: number } {
+  if (!doc) return { peak: DEFAULT_PEAK_PRICE_CNY_PER_KWH, valley: DEFAULT_VALLEY_PRICE_CNY_PER_KWH };
+  const periods = resolveDay(doc, date).dailyPlan.periods;
+  const prices = (action?: string) =>
+    periods
+      .filter((p) => action === undefined || p.action === action)
+      .map((p) => p.priceCnyPerKwh)
+      .filter((p): p is number => typeof p === 'number');
+  const discharge = prices('discharge');
+  const charge = prices('charge');
+  const all = prices();
+  if (all.length === 0) return dayPrices(null, date);
+  return {
+    peak: Math.max(...(discharge.length ? discharge : all)),
+    valley: Math.min(...(charge.length ? charge : all)),
+  };
+}
+
+interface SiteEnergy {
+  todayCharge: number;
+  todayDischarge: number;
+  monthCharge: number;
+  monthDischarge: number;
+  todayRevenue: number;
+  monthRevenue: number;
+  byScheme: boolean;
+}
+
+interface SiteExtra {
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export class ScreenService {
+  /** The last public answer and when its build settled (ms). */
+  private publicLast: { at: number; value: CockpitAggregates } | null = null;
+  /** The public build under way, if any: never more than one at a time. */
+  private publicBuild: Promise<CockpitAggregates> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly dashboard: DashboardService,
+  ) {}
+
+  /**
+   * The public cockpit: aggregates of every site, nothing per site. Single-flight: at most one
+   * build runs at a time; the last answer is served while a refresh runs, and a refresh starts
+   * only once the last build settled at least {@link PUBLIC_CACHE_MS} ago. The very first call(s)
+   * wait for the first build; a failed build keeps the previous answer (or rejects when none).
+   */
+  publicCockpit(): Promise<CockpitAggregates> {
+    const last = this.publicLast;
+    if (last && Date.now() - last.at < PUBLIC_CACHE_MS) return Promise.resolve(last.value);
+    if (!this.publicBuild) {
+      const build = this.build({ all: true }).then(({ aggregates }) => {
+        this.publicLast = { at: Date.now(), value: aggregates };
+        return aggregates;
+      });
+      this.publicBuild = build;
+      build.then(
+        () => {
+          if (this.publicBuild === build) this.publicBuild = null;
+        },
+        () => {
+          if (this.publicBuild === build) this.publicBuild = null;
+        },
+      );
+    }
+    return last ? Promise.resolve(last.value) : this.publicBuild;
+  }
+
+  /** The signed-in cockpit: the scope's aggregates, its sites and the top sites. */
+  async cockpit(scope: CompanyScope): Promise<CockpitData> {
+    const { aggregates, siteList } = await this.build(scope);
+    const topSiteIds = [...siteList]
+      .filter((s) => s.monthDischargeKwh > 0)
+      .sort((a, b) => b.monthDischargeKwh - a.monthDischargeKwh || a.siteId - b.siteId)
+      .slice(0, 10)
+      .map((s) => s.siteId);
+    return { ...aggregates, siteList, topSiteIds };
+  }
+
+  private async build(
+    scope: CompanyScope,
+  ): Promise<{ aggregates: CockpitAggregates; siteList: CockpitSite[] }> {
+    const [sites, energy, extra, alarms, powerCurve] = await Promise.all([
+      this.dashboard.sites(scope),
+      this.energy(scope),
+      this.extra(scope),
+      this.alarmLevels(scope),
+      this.dashboard.powerCurve(scope),
+    ]);
+    const overview = await this.dashboard.overview(scope, sites);
+    const none: SiteEnergy = {
+      todayCharge: 0,
+      todayDischarge: 0,
+      monthCharge: 0,
+      monthDischarge: 0,
+      todayRevenue: 0,
+      monthRevenue: 0,
+      byScheme: false,
+    };
+    const sum = (f: (e: SiteEnergy) => number) =>
+      round(sites.reduce((n, s) => n + f(energy.get(s.siteId) ?? none), 0));
+    const cells = new Map<string, MapCell>();
+    for (const s of sites) {
+      const at = extra.get(s.siteId);
+      if (!at || at.latitude === null || at.longitude === null) continue;
+      const latitude = Math.round(at.latitude / PUBLIC_MAP_CELL_DEG) * PUBLIC_MAP_CELL_DEG;
+      const longitude = Math.round(at.longitude / PUBLIC_MAP_CELL_DEG) * PUBLIC_MAP_CELL_DEG;
+      const key = `${latitude},${longitude}`;
+      const cell = cells.get(key) ?? { latitude, longitude, sites: 0 };
+      cell.sites += 1;
+      cells.set(key, cell);
+    }
+    const byScheme = sites.filter((s) => energy.get(s.siteId)?.byScheme).length;
+    const aggregates: CockpitAggregates = {
+      sites: overview.sites,
+      sitesOnline: sites.filter((s) => s.online).length,
+      capacityKwh: overview.capacityKwh,
+      ratedPowerKw: overview.ratedPowerKw,
+      batteryPowerKw: overview.batteryPowerKw,
+      chargingPowerKw: overview.chargingPowerKw,
+      dischargingPowerKw: overview.dischargingPowerKw,
+      fleetSocPct: overview.fleetSocPct,
+      todayChargeKwh: sum((e) => e.todayCharge),
+      todayDischargeKwh: sum((e) => e.todayDischarge),
+      monthChargeKwh: sum((e) => e.monthCharge),
+      monthDischargeKwh: sum((e) => e.monthDischarge),
+      revenue: {
+        todayCny: sum((e) => e.todayRevenue),
+        monthCny: sum((e) => e.monthRevenue),
+        sitesByScheme: byScheme,
+        sitesByDefault: sites.length - byScheme,
+      },
+      alarms,
+      mapCells: [...cells.values()].sort((a, b) => b.sites - a.sites || a.latitude - b.latitude),
+      powerCurve,
+      updatedAt: Date.now(),
+    };
+    const siteList = sites.map((s: SiteStatus): CockpitSite => {
+      const e = energy.get(s.siteId) ?? none;
+      const at = extra.get(s.siteId);
+      return {
+        siteId: s.siteId,
+        code: s.code,
+        name: s.name,
+        latitude: at?.latitude ?? null,
+        longitude: at?.longitude ?? null,
+        online: s.online,
+        capacityKwh: s.capacityKwh,
+        batteryPowerKw: s.batteryPowerKw,
+        socPct: s.socPct,
+        todayChargeKwh: round(e.todayCharge),
+        todayDischargeKwh: round(e.todayDischarge),
+        monthDischargeKwh: round(e.monthDischarge),
+        monthRevenueCny: round(e.monthRevenue),
+        activeAlarms: s.activeAlarms,
+      };
+    });
+    return { aggregates, siteList };
+  }
+
+  /** Coordinates of the sites in scope. */
+  private async extra(scope: CompanyScope): Promise<Map<number, SiteExtra>> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT id, latitude, longitude FROM site WHERE ${inScopeSql(scope, 'company_id')}`),
+    );
+    return new Map(
+      rows.map((r) => [num(r.id), { latitude: numOrNull(r.latitude), longitude: numOrNull(r.longitude) }]),
+    );
+  }
+
+  /** Energy and revenue of each site in scope, site-local today and this month. */
+  private async energy(scope: CompanyScope): Promise<Map<number, SiteEnergy>> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        WITH s AS (
+          SELECT id, timezone, to_char(now() AT TIME ZONE timezone, 'YYYY-MM-DD') AS today
+          FROM site WHERE ${inScopeSql(scope, 'company_id')}
+        )
+        SELECT d.site_id, e.day, e.day = s.today AS is_today,
+               sum(e.kwh) FILTER (WHERE e.point = 'e_charge_total_kwh') AS charge,
+               sum(e.kwh) FILTER (WHERE e.point = 'e_discharge_total_kwh') AS discharge
+        FROM ${dailyEnergySql({
+          devices: sql`SELECT d.id AS device_id, s.timezone FROM device d JOIN s ON s.id = d.site_id WHERE d.type = 'pcs'`,
+          points: ['e_charge_total_kwh', 'e_discharge_total_kwh'],
+          from: sql`date_trunc('month', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
+        })} e JOIN device d ON d.id = e.device_id JOIN s ON s.id = d.site_id
+        GROUP BY d.site_id, e.day, s.today`),
+    );
+    const schemes = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT s.id AS site_id, t.document FROM site s JOIN tou_scheme t ON t.id = s.tou_scheme_id
+        WHERE ${inScopeSql(scope, 's.company_id')}`),
+    );
+    const docs = new Map(schemes.map((r) => [num(r.site_id), r.document as TouSchemeDocument]));
+    const out = new Map<number, SiteEnergy>();
+    for (const [siteId] of docs) {
+      out.set(siteId, { ...emptyEnergy(), byScheme: true });
+    }
+    for (const r of rows) {
+      const siteId = num(r.site_id);
+      const doc = docs.get(siteId) ?? null;
+      const e = out.get(siteId) ?? { ...emptyEnergy(), byScheme: doc !== null };
+      const charge = num(r.charge);
+      const discharge = num(r.discharge);
+      let revenue = 0;
+      try {
+        const { peak, valley } = dayPrices(doc, String(r.day));
+        revenue = discharge * peak - charge * valley;
+      } catch {
+        const { peak, valley } = dayPrices(null, String(r.day));
+        revenue = discharge * peak - charge * valley;
+      }
+      e.monthCharge += charge;
+      e.monthDischarge += discharge;
+      e.monthRevenue += revenue;
+      if (r.is_today === true) {
+        e.todayCharge += charge;
+        e.todayDischarge += discharge;
+        e.todayRevenue += revenue;
+      }
+      out.set(siteId, e);
+    }
+    return out;
+  }
+
+  /** Active alarms (rows of `alarm` not cleared, {@link activeAlarmsSql}) per level. */
+  private async alarmLevels(scope: CompanyScope): Promise<Record<AlarmLevel, number>> {
+    const rows = rowsOf<{ level: string; n: number }>(
+      await this.db.execute(sql`
+        SELECT x.level, count(*)::int AS n
+        FROM ${activeAlarmsSql(inScopeSql(scope, 'a.company_id'))} x GROUP BY x.level`),
+    );
+    const out: Record<AlarmLevel, number> = { warning: 0, fault: 0 };
+    for (const r of rows) if (r.level === 'warning' || r.level === 'fault') out[r.level] = num(r.n);
+    return out;
+  }
+
+  /** The site picker: sites in scope, by code. */
+  async sites(scope: CompanyScope): Promise<ScreenSiteOption[]> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT s.id, s.code, s.name,
+               coalesce((SELECT bool_or(d.online) FROM device d WHERE d.site_id = s.id AND d.gateway_id IS NULL), false) AS online
+        FROM site s WHERE ${inScopeSql(scope, 's.company_id')} ORDER BY s.code`),
+    );
+    return rows.map((r) => ({
+      siteId: num(r.id),
+      code: String(r.code),
+      name: String(r.name),
+      online: Boolean(r.online),
+    }));
+  }
+
+  /** Everything the site screens show of one site; 3036 when it is outside the scope. */
+  async site(scope: CompanyScope, siteId: number): Promise<ScreenSiteData> {
+    const [row] = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT s.id, s.company_id, s.code, s.name, s.address, s.timezone, s.latitude, s.longitude,
+               (extract(epoch FROM s.created_at) * 1000)::bigint AS created_at,
+               c.name AS company_name, t.name AS scheme_name, t.document AS scheme
+        FROM site s JOIN company c ON c.id = s.company_id LEFT JOIN tou_scheme t ON t.id = s.tou_scheme_id
+        WHERE s.id = ${siteId}`),
+    );
+    if (!row || !scopeIncludes(scope, num(row.company_id))) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+    const timezone = String(row.timezone);
+    const devices = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT d.id, d.sn, d.type, d.model, d.firmware_version, d.rated_power_kw, d.capacity_kwh,
+               d.gateway_id IS NULL AS is_gateway,
+               coalesce(g.online, d.online) AS online, coalesce(g.offline_reason, d.offline_reason) AS offline_reason,
+               (extract(epoch FROM coalesce(g.last_seen_at, d.last_seen_at)) * 1000)::bigint AS last_seen_at,
+               (extract(epoch FROM d.created_at) * 1000)::bigint AS created_at,
+               (extract(epoch FROM l.ts) * 1000)::bigint AS ts, l.points, l.cells,
+               (extract(epoch FROM l.cells_ts) * 1000)::bigint AS cells_ts,
+               (SELECT (extract(epoch FROM min(r.bucket_start)) * 1000)::bigint FROM telemetry_rollup r
+                 WHERE r.device_id = d.id AND r.bucket_s = 86400) AS first_data_at
+        FROM device d LEFT JOIN device g ON g.id = d.gateway_id
+        LEFT JOIN device_latest l ON l.device_id = d.id
+        WHERE d.site_id = ${siteId} ORDER BY d.gateway_id IS NOT NULL, d.type, d.sn`),
+    ).map(
+      (r): ScreenDevice => ({
+        id: num(r.id),
+        sn: String(r.sn),
+        type: r.type as DeviceType,
+        model: (r.model ?? null) as string | null,
+        firmwareVersion: (r.firmware_version ?? null) as string | null,
+        ratedPowerKw: numOrNull(r.rated_power_kw),
+        capacityKwh: numOrNull(r.capacity_kwh),
+        isGateway: Boolean(r.is_gateway),
+        online: Boolean(r.online),
+        offlineReason: (r.offline_reason ?? null) as OfflineReason | null,
+        lastSeenAt: numOrNull(r.last_seen_at),
+        registeredAt: num(r.created_at),
+        firstDataAt: numOrNull(r.first_data_at),
+        ts: numOrNull(r.ts),
+        points: (r.points ?? {}) as Record<string, number>,
+        cells: (r.cells ?? null) as ScreenDevice['cells'],
+        cellsTs: numOrNull(r.cells_ts),
+      }),
+    );
+    const [energy, curve, alarms] = await Promise.all([
+      this.siteToday(siteId, timezone),
+      this.siteCurve(siteId, timezone),
+      this.siteAlarms(siteId),
+    ]);
+    const today = new Date().toLocaleDateString('sv-SE', { timeZone: timezone });
+    let prices = dayPrices(null, today);
+    try {
+      prices = dayPrices((row.scheme ?? null) as TouSchemeDocument | null, today);
+    } catch {
+      // An unreadable scheme prices by the defaults.
+    }
+    const sumOf = (type: DeviceType, field: 'capacityKwh' | 'ratedPowerKw') =>
+      round(devices.filter((d) => d.type === type).reduce((n, d) => n + (d[field] ?? 0), 0));
+    return {
+      site: {
+        id: num(row.id),
+        code: String(row.code),
+        name: String(row.name),
+        companyName: String(row.company_name),
+        address: (row.address ?? null) as string | null,
+        timezone,
+        latitude: numOrNull(row.latitude),
+        longitude: numOrNull(row.longitude),
+        registeredAt: num(row.created_at),
+        touSchemeName: (row.scheme_name ?? null) as string | null,
+        capacityKwh: sumOf('bms', 'capacityKwh'),
+        ratedPowerKw: sumOf('pcs', 'ratedPowerKw'),
+        online: devices.some((d) => d.isGateway && d.online),
+      },
+      devices,
+      today: {
+        ...energy,
+        revenueCny: round(energy.dischargeKwh * prices.peak - energy.chargeKwh * prices.valley),
+      },
+      curve,
+      alarms,
+      updatedAt: Date.now(),
+    };
+  }
+
+  /** Today's energies of a site per register (site-local day). */
+  private async siteToday(siteId: number, timezone: string) {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT d.type, e.point, sum(e.kwh) AS kwh
+        FROM ${dailyEnergySql({
+          devices: sql`SELECT id AS device_id, ${timezone}::text AS timezone FROM device WHERE site_id = ${siteId}`,
+          points: ENERGY_POINTS,
+          from: sql`date_trunc('day', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
+        })} e JOIN device d ON d.id = e.device_id
+        WHERE (d.type = 'pcs' AND e.point IN ('e_charge_total_kwh', 'e_discharge_total_kwh')) OR
+              (d.type = 'meter' AND e.point IN ('e_import_total_kwh', 'e_export_total_kwh')) OR
+              (d.type = 'pv' AND e.point = 'e_total_kwh')
+        GROUP BY d.type, e.point`),
+    );
+    const of = (type: string, point: string) =>
+      round(num(rows.find((r) => r.type === type && r.point === point)?.kwh));
+    return {
+      chargeKwh: of('pcs', 'e_charge_total_kwh'),
+      dischargeKwh: of('pcs', 'e_discharge_total_kwh'),
+      importKwh: of('meter', 'e_import_total_kwh'),
+      exportKwh: of('meter', 'e_export_total_kwh'),
+      pvKwh: of('pv', 'e_total_kwh'),
+    };
+  }
+
+  /** Today's 15-minute averages of the site's main points (site-local day). */
+  private async siteCurve(siteId: number, timezone: string): Promise<SiteCurve> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT (extract(epoch FROM r.bucket_start) * 1000)::bigint AS ts,
+               sum(r.sum / r.n) FILTER (WHERE d.type = 'pcs' AND r.point = 'p_kw') AS battery,
+               sum(r.sum / r.n) FILTER (WHERE d.type = 'meter' AND r.point = 'p_kw') AS grid,
+               sum(r.sum / r.n) FILTER (WHERE d.type = 'pv' AND r.point = 'p_kw') AS pv,
+               avg(r.sum / r.n) FILTER (WHERE d.type = 'bms' AND r.point = 'soc_pct') AS soc,
+               max(r.sum / r.n) FILTER (WHERE d.type = 'pcs' AND r.point = 't_igbt_c') AS igbt,
+               avg(r.sum / r.n) FILTER (WHERE d.type = 'env_sensor' AND r.point = 't_c') AS env_t,
+               avg(r.sum / r.n) FILTER (WHERE d.type = 'env_sensor' AND r.point = 'rh_pct') AS env_rh
+        FROM telemetry_rollup r JOIN device d ON d.id = r.device_id
+        WHERE d.site_id = ${siteId} AND r.bucket_s = 900
+          AND r.point IN ('p_kw', 'soc_pct', 't_igbt_c', 't_c', 'rh_pct')
+          AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${timezone}) AT TIME ZONE ${timezone}
+        GROUP BY r.bucket_start ORDER BY r.bucket_start`),
+    );
+    const curve: SiteCurve = {
+      ts: [],
+      batteryKw: [],
+      gridKw: [],
+      pvKw: [],
+      loadKw: [],
+      socPct: [],
+      igbtC: [],
+      envTempC: [],
+      envRhPct: [],
+    };
+    const r2 = (v: unknown) => {
+      const n = numOrNull(v);
+      return n === null ? null : round(n);
+    };
+    for (const r of rows) {
+      const battery = r2(r.battery);
+      const grid = r2(r.grid);
+      const pv = r2(r.pv);
+      curve.ts.push(num(r.ts));
+      curve.batteryKw.push(battery);
+      curve.gridKw.push(grid);
+      curve.pvKw.push(pv);
+      curve.loadKw.push(
+        grid === null && battery === null ? null : round((grid ?? 0) + (pv ?? 0) + (battery ?? 0)),
+      );
+      curve.socPct.push(r2(r.soc));
+      curve.igbtC.push(r2(r.igbt));
+      curve.envTempC.push(r2(r.env_t));
+      curve.envRhPct.push(r2(r.env_rh));
+    }
+    return curve;
+  }
+
+  /** Active alarms of one site ({@link activeAlarmsSql}; `id` is the alarm's), newest first (at most 50). */
+  private async siteAlarms(siteId: number) {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`
+        SELECT x.id, x.code, x.level, x.content, (extract(epoch FROM x.produced_at) * 1000)::bigint AS ts,
+               d.sn, d.type
+        FROM ${activeAlarmsSql(sql`a.site_id = ${siteId}`)} x JOIN device d ON d.id = x.device_id
+        ORDER BY x.produced_at DESC, x.id DESC LIMIT 50`),
+    );
+    return rows.map((r) => ({
+      id: num(r.id),
+      deviceSn: String(r.sn),
+      deviceType: String(r.type),
+      ts: num(r.ts),
+      code: String(r.code),
+      level: r.level as AlarmLevel,
+      content: String(r.content),
+    }));
+  }
+}
+
+function emptyEnergy(): SiteEnergy {
+  return {
+    todayCharge: 0,
+    todayDischarge: 0,
+    monthCharge: 0,
+    monthDischarge: 0,
+    todayRevenue: 0,
+    monthRevenue: 0,
+    byScheme: false,
+  };
+}

@@ -1,0 +1,321 @@
+/**
+ * Real-time data (spec §2 `/realTimeShow`, issue 4 item 2): pick a site, then one of its
+ * devices; every point the device reports with its translated name, value, unit and report
+ * time, updated live over the `device:<id>` channel. A value is marked stale when it is older
+ * than 3 reporting intervals of the gateway, or the gateway is offline (the server answers
+ * the interval and the state; the page re-reads them every 30 s). Clicking a point opens its
+ * last hour as a line chart.
+ * Test hooks: `realtime-site`, `realtime-device`, `realtime-table`, rows `point-<name>` with
+ * `data-stale`, `point-value-<name>`, `realtime-trend`.
+ */
+import { isStale, type PickDevice, pointUnit, REALTIME_TREND_MS } from '@ess/contract';
+import { useQuery } from '@tanstack/react-query';
+import { Empty, Modal, Select, Skeleton, Table, Tag, Tooltip } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import type { TFunction } from 'i18next';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { typeLabel } from '@/features/devices/labels';
+import { formatDateTime, formatNumber } from '@/shared/format';
+import { LiveIndicator, useLiveChannel } from '@/shared/live';
+import { fetchOptions, fetchRealtime, fetchTrend } from './api';
+import { pointTitle } from './model';
+import './monitor-data.css';
+
+const SeriesChart = lazy(() => import('./components/SeriesChart'));
+
+/** How often the device's state and stale threshold are read again over HTTP. */
+const REFETCH_MS = 30_000;
+
+interface Row {
+  name: string;
+  value: number;
+  ts: number;
+  stale: boolean;
+}
+
+/** Re-renders every `ms` with the current time. */
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), ms);
+    return () => window.clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+function deviceOption(t: TFunction, d: PickDevice) {
+  return {
+    value: d.id,
+    label: (
+      <span className="md-device-option">
+        <span className={`status-dot status-dot--${d.online ? 'online' : 'offline'}`} aria-hidden="true" />
+        {typeLabel(t, d.type)} · {d.sn}
+      </span>
+    ),
+    title: `${typeLabel(t, d.type)} ${d.sn}`,
+  };
+}
+
+function Trend({
+  deviceId,
+  point,
+  title,
+  onClose,
+}: {
+  deviceId: number;
+  point: string;
+  title: string;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const trend = useQuery({
+    queryKey: ['monitor', 'trend', deviceId, point],
+    queryFn: () => fetchTrend(deviceId, point),
+    refetchInterval: REFETCH_MS,
+  });
+  const s = trend.data?.series[0];
+  return (
+    <Modal open title={title} onCancel={onClose} footer={null} width={880} destroyOnHidden>
+      <p className="md-note">
+        {t('monitorData.realtime.trendNote', { minutes: REALTIME_TREND_MS / 60_000 })}
+      </p>
+      <div data-testid="realtime-trend" data-state={!s ? 'loading' : s.ts.length ? 'chart' : 'empty'}>
+        {!s ? (
+          <Skeleton active />
+        ) : s.ts.length === 0 ? (
+          <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('monitorData.noData')} />
+        ) : (
+          <Suspense fallback={<div className="series-chart" style={{ height: 320 }} />}>
+            <SeriesChart
+              height={320}
+              series={[
+                { name: title, unit: pointUnit(point, s.type), x: s.ts, avg: s.avg, min: s.min, max: s.max },
+              ]}
+            />
+          </Suspense>
+        )}
+      </div>
+    </Modal>
+  );
+}
+
+export default function RealtimePage() {
+  const { t, i18n } = useTranslation();
+  const [siteId, setSiteId] = useState<number>();
+  const [deviceId, setDeviceId] = useState<number>();
+  const [trendPoint, setTrendPoint] = useState<string | null>(null);
+
+  const sites = useQuery({
+    queryKey: ['monitor', 'options', 'realtime'],
+    queryFn: () => fetchOptions('realtime'),
+  });
+  useEffect(() => {
+    if (siteId === undefined && sites.data?.sites[0]) setSiteId(sites.data.sites[0].id);
+  }, [sites.data, siteId]);
+  const devices = useQuery({
+    queryKey: ['monitor', 'options', 'realtime', siteId],
+    queryFn: () => fetchOptions('realtime', siteId),
+    enabled: siteId !== undefined,
+  });
+  useEffect(() => {
+    const list = devices.data?.devices;
+    if (list && (deviceId === undefined || !list.some((d) => d.id === deviceId))) setDeviceId(list[0]?.id);
+  }, [devices.data, deviceId]);
+
+  const realtime = useQuery({
+    queryKey: ['monitor', 'realtime', deviceId],
+    queryFn: () => fetchRealtime(deviceId!),
+    enabled: deviceId !== undefined,
+    refetchInterval: REFETCH_MS,
+  });
+  const { data: live, status } = useLiveChannel(deviceId !== undefined ? `device:${deviceId}` : null);
+
+  // The HTTP answer, overlaid with newer live values (each point keeps its own report time).
+  const [points, setPoints] = useState<Map<string, { value: number; ts: number }>>(new Map());
+  useEffect(() => {
+    const data = realtime.data;
+    setPoints((current) => {
+      const next = new Map<string, { value: number; ts: number }>();
+      if (!data || data.device.id !== deviceId) return next;
+      for (const p of data.points) {
+        const cur = current.get(p.name);
+        next.set(p.name, cur && cur.ts > p.ts ? cur : { value: p.value, ts: p.ts });
+      }
+      return next;
+    });
+  }, [realtime.data, deviceId]);
+  useEffect(() => {
+    if (!live || live.deviceId !== deviceId) return;
+    setPoints((current) => {
+      const next = new Map(current);
+      for (const [name, value] of Object.entries(live.points)) {
+        const cur = next.get(name);
+        if (!cur || live.ts >= cur.ts) next.set(name, { value, ts: live.ts });
+      }
+      return next;
+    });
+  }, [live, deviceId]);
+
+  const now = useNow(1000);
+  const data = realtime.data;
+  const skew = data ? data.serverNow - (realtime.dataUpdatedAt || Date.now()) : 0;
+  const device = devices.data?.devices.find((d) => d.id === deviceId);
+  const type = data?.device.type ?? device?.type;
+  const order = data?.device.points ?? [];
+  const rows: Row[] = [...points.entries()]
+    .sort(([a], [b]) => {
+      const ia = order.indexOf(a);
+      const ib = order.indexOf(b);
+      return (ia < 0 ? 1e9 : ia) - (ib < 0 ? 1e9 : ib) || a.localeCompare(b);
+    })
+    .map(([name, p]) => ({
+      name,
+      value: p.value,
+      ts: p.ts,
+      stale: data ? isStale(p.ts, now + skew, data.staleAfterMs, data.online) : false,
+    }));
+  const staleCount = rows.filter((r) => r.stale).length;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: labels follow the language
+  const columns = useMemo<ColumnsType<Row>>(
+    () => [
+      {
+        title: t('monitorData.realtime.point'),
+        dataIndex: 'name',
+        render: (name: string) => (
+          <span className="md-point">
+            <span className="md-point__label">
+              {type ? pointTitle(name, type).replace(/ \([^)]*\)$/, '') : name}
+            </span>
+            <span className="md-point__name">{name}</span>
+          </span>
+        ),
+      },
+      {
+        title: t('monitorData.realtime.value'),
+        dataIndex: 'value',
+        align: 'right',
+        render: (value: number, row) => (
+          <span className="md-value" data-testid={`point-value-${row.name}`}>
+            {formatNumber(value, 3)}
+          </span>
+        ),
+      },
+      {
+        title: t('monitorData.realtime.unit'),
+        key: 'unit',
+        width: 80,
+        render: (_: unknown, row) => pointUnit(row.name, type) || '—',
+      },
+      {
+        title: t('monitorData.realtime.time'),
+        dataIndex: 'ts',
+        responsive: ['sm'],
+        render: (ts: number) => formatDateTime(ts),
+      },
+      {
+        title: t('monitorData.realtime.state'),
+        key: 'state',
+        width: 110,
+        render: (_: unknown, row) =>
+          row.stale ? (
+            <Tooltip
+              title={t(
+                data?.online === false
+                  ? 'monitorData.realtime.staleOffline'
+                  : 'monitorData.realtime.staleOld',
+              )}
+            >
+              <Tag color="orange">{t('monitorData.realtime.stale')}</Tag>
+            </Tooltip>
+          ) : (
+            <Tag color="green">{t('monitorData.realtime.fresh')}</Tag>
+          ),
+      },
+    ],
+    [i18n.language, type, data?.online],
+  );
+
+  return (
+    <div className="md-page" data-testid="realtime-page">
+      <div className="md-toolbar">
+        <Select
+          className="md-select"
+          data-testid="realtime-site"
+          placeholder={t('monitorData.site')}
+          value={siteId}
+          loading={sites.isLoading}
+          showSearch={{ optionFilterProp: 'label' }}
+          options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
+          onChange={(id: number) => {
+            setSiteId(id);
+            setDeviceId(undefined);
+          }}
+        />
+        <Select
+          className="md-select md-select--wide"
+          data-testid="realtime-device"
+          placeholder={t('monitorData.device')}
+          value={deviceId}
+          loading={devices.isLoading}
+          options={devices.data?.devices.map((d) => deviceOption(t, d))}
+          optionLabelProp="label"
+          onChange={(id: number) => setDeviceId(id)}
+        />
+        <span className="md-toolbar__spacer" />
+        <LiveIndicator status={status} />
+      </div>
+      {data && (
+        <div className="md-summary" data-testid="realtime-summary">
+          <Tag color={data.online ? 'green' : 'red'}>
+            {data.online ? t('monitorData.realtime.gatewayOnline') : t('monitorData.realtime.gatewayOffline')}
+          </Tag>
+          <span>
+            {t('monitorData.realtime.staleRule', {
+              interval: formatNumber(data.intervalMs / 1000, 0),
+              threshold: formatNumber(data.staleAfterMs / 1000, 0),
+            })}
+          </span>
+          {staleCount > 0 && (
+            <Tag color="orange">{t('monitorData.realtime.staleCount', { count: staleCount })}</Tag>
+          )}
+        </div>
+      )}
+      {sites.data && sites.data.sites.length === 0 ? (
+        <Empty description={t('monitorData.noSites')} />
+      ) : (
+        <Table<Row>
+          className="md-table"
+          data-testid="realtime-table"
+          rowKey="name"
+          size="middle"
+          loading={realtime.isLoading && deviceId !== undefined}
+          columns={columns}
+          dataSource={rows}
+          pagination={false}
+          locale={{
+            emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('monitorData.noData')} />,
+          }}
+          rowClassName={(row) => (row.stale ? 'md-row md-row--stale' : 'md-row')}
+          onRow={(row) =>
+            ({
+              onClick: () => setTrendPoint(row.name),
+              'data-testid': `point-${row.name}`,
+              'data-stale': row.stale ? 'true' : 'false',
+              title: t('monitorData.realtime.clickForTrend'),
+            }) as React.HTMLAttributes<HTMLTableRowElement>
+          }
+        />
+      )}
+      {trendPoint && deviceId !== undefined && type && (
+        <Trend
+          deviceId={deviceId}
+          point={trendPoint}
+          title={`${device?.sn ?? ''} · ${pointTitle(trendPoint, type)}`}
+          onClose={() => setTrendPoint(null)}
+        />
+      )}
+    </div>
+  );
+}

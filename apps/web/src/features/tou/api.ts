@@ -1,0 +1,106 @@
+/**
+ * ToU scheme calls (issue 6; shapes in @ess/contract api/tou.ts, paths `TouPath`). Every function
+ * resolves with the answer's `data` or rejects with `ApiError` after the client's spec §8
+ * handling (the catalogue text of the code; for the rule codes 3070–3094 the server's msg,
+ * which says where the issue is).
+ */
+import {
+  RegistryPath,
+  type SiteRow,
+  TouPath,
+  type TouPushRow,
+  type TouSchemeDetail,
+  type TouSchemeDocument,
+  type TouSchemeRow,
+} from '@ess/contract';
+import { userInfoEcho } from '@/features/auth';
+import { request } from '@/shared/api/client';
+
+export interface Page<T> {
+  list: T[];
+  total: number;
+}
+
+/** Largest page the server answers (contract `pageQuery`). */
+export const MAX_PAGE_SIZE = 500;
+
+/** `tou/pageList`: the schemes the caller may see, newest change first (up to 500). */
+export function fetchSchemes(keyword?: string): Promise<Page<TouSchemeRow>> {
+  return request<Page<TouSchemeRow>>(TouPath.pageList, {
+    userInfo: userInfoEcho(),
+    pageNum: 1,
+    pageSize: MAX_PAGE_SIZE,
+    ...(keyword ? { keyword } : {}),
+  });
+}
+
+/** `tou/detail`: the scheme with its document, version and assigned sites. Errors: 3090. */
+export function fetchScheme(id: number): Promise<TouSchemeDetail> {
+  return request<TouSchemeDetail>(TouPath.detail, { userInfo: userInfoEcho(), id });
+}
+
+/**
+ * `tou/save`: a new scheme. Answers its id (and version). Errors: 3091 name exists, the rule
+ * codes 3070–3094 (server msg names the field).
+ */
+export function createScheme(
+  name: string,
+  document: TouSchemeDocument,
+): Promise<{ id: number; version?: number }> {
+  return request(TouPath.save, { userInfo: userInfoEcho(), name, document }, { errorText: 'server' });
+}
+
+/**
+ * `tou/update`: the whole document read at `version`. Answers the new version. Errors: 3093
+ * someone saved in between, 3091, 3090, the rule codes.
+ */
+export function updateScheme(
+  id: number,
+  version: number,
+  name: string,
+  document: TouSchemeDocument,
+): Promise<{ version: number }> {
+  return request(
+    TouPath.update,
+    { userInfo: userInfoEcho(), id, version, name, document },
+    { errorText: 'server' },
+  );
+}
+
+/** `tou/delete`. Errors: 3090, 3092 still assigned to sites. */
+export function deleteScheme(id: number): Promise<unknown> {
+  return request(TouPath.delete, { userInfo: userInfoEcho(), id });
+}
+
+/** `tou/assign`: the scheme's sites become exactly `siteIds` (and it is sent to them). */
+export function assignSites(id: number, siteIds: number[]): Promise<unknown> {
+  return request(TouPath.assign, { userInfo: userInfoEcho(), id, siteIds });
+}
+
+/** `tou/pushStatus`: delivery of the scheme to each assigned site's EMS. */
+export function fetchPushStatus(id: number): Promise<{ list: TouPushRow[] }> {
+  return request<{ list: TouPushRow[] }>(TouPath.pushStatus, { userInfo: userInfoEcho(), id });
+}
+
+/** `tou/push`: send the site's scheme now. Errors: 3060, 3033, 3034, 3035. */
+export function pushSite(siteId: number): Promise<unknown> {
+  return request(TouPath.push, { userInfo: userInfoEcho(), siteId });
+}
+
+/** `site/pageList`: every site the caller sees (for assigning), up to 500. */
+export function fetchAllSites(): Promise<Page<SiteRow>> {
+  return request<Page<SiteRow>>(RegistryPath.sitePageList, {
+    userInfo: userInfoEcho(),
+    pageNum: 1,
+    pageSize: MAX_PAGE_SIZE,
+  });
+}
+
+/** TanStack Query keys of the ToU screens. */
+export const touKeys = {
+  all: ['tou'] as const,
+  list: (keyword: string) => ['tou', 'list', keyword] as const,
+  detail: (id: number) => ['tou', 'detail', id] as const,
+  pushStatus: (id: number) => ['tou', 'pushStatus', id] as const,
+  sites: ['tou', 'sites'] as const,
+};

@@ -1,0 +1,175 @@
+/**
+ * Big screens in the browser (issue 4 item 6), at 1920×1080 against the demo fleet (4 sites
+ * reporting every 2 s):
+ * - /newscreen without a token shows the installation's aggregates and nothing per site (no
+ *   site name, code or SN on the page, only the public call made), and its figures follow the
+ *   fleet; signed in it adds the caller's sites and the top list;
+ * - each site screen shows a demo site's values that change while it is open, remembers the
+ *   site in `?siteId=`, and switches language;
+ * - the console's menu entries open the screens; without a token the screens ask to sign in.
+ * Screenshots of every screen in zh and en go to .tmp/screenshots (bigscreen-*.png).
+ */
+import { ScreenPath, type ScreenSiteData, type ScreenSiteOption } from '@ess/contract';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, api, apiSignIn, openSignedIn, recordCalls, screenshot } from './support/app';
+import { launchBrowser, newPage } from './support/browser';
+
+const WALL = { width: 1920, height: 1080 };
+
+/** Text of a screen's body (the header's clock ticks every second and is left out). */
+const bodyText = (page: Page) => page.locator('.stage__body').innerText();
+
+describe('big screens', () => {
+  let browser: Browser;
+  let sites: ScreenSiteOption[];
+  let secrets: string[];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    const session = await apiSignIn(ADMIN.account, ADMIN.password);
+    sites = (await api<ScreenSiteOption[]>(ScreenPath.sites, {}, { token: session.token })).data;
+    expect(sites.length).toBe(4);
+    // Everything that names a site or a device: none of it may show without a token.
+    secrets = [];
+    for (const s of sites) {
+      secrets.push(s.name, s.code);
+      const site = (
+        await api<ScreenSiteData>(ScreenPath.site, { siteId: s.siteId }, { token: session.token })
+      ).data;
+      secrets.push(...site.devices.map((d) => d.sn), site.site.companyName);
+    }
+  });
+  afterAll(async () => browser?.close());
+
+  it('the cockpit without a token shows the aggregates, live, and no site names', async () => {
+    const { context, page } = await newPage(browser, WALL);
+    const privateCalls = recordCalls(page, ScreenPath.cockpit);
+    const publicCalls = recordCalls(page, ScreenPath.cockpitPublic);
+    await page.goto('/newscreen');
+    await page.getByTestId('cockpit').waitFor();
+    await expect
+      .poll(() => page.getByTestId('cockpit-sites').innerText(), { timeout: 30_000 })
+      .toMatch(/\/ 4/);
+    expect(await page.getByTestId('cockpit-mode').getAttribute('data-mode')).toBe('public');
+    expect(await page.getByTestId('cockpit-capacity').innerText()).toMatch(/\d/);
+    expect(await page.getByTestId('cockpit-link').innerText()).toBe('登录');
+    await page.getByTestId('cockpit-top-login').waitFor();
+    await page.locator('[data-testid="cockpit-map"][data-points]:not([data-points="0"])').waitFor();
+    await page.locator('[data-testid="cockpit-map"] [data-ready="true"]').waitFor({ timeout: 30_000 });
+    const text = await page.getByTestId('cockpit').innerText();
+    for (const secret of secrets) expect(text, secret).not.toContain(secret);
+    // The map's own tooltip data is not on the page either: the answer held no names.
+    const html = await page.content();
+    for (const secret of secrets) expect(html, secret).not.toContain(secret);
+    expect(privateCalls).toHaveLength(0);
+    expect(publicCalls.length).toBeGreaterThan(0);
+    // Live: the figures follow the fleet (re-read every 10 s).
+    const first = await page.getByTestId('cockpit-kpis').innerText();
+    await expect
+      .poll(() => page.getByTestId('cockpit-kpis').innerText(), { timeout: 40_000, interval: 1000 })
+      .not.toBe(first);
+    await screenshot(page, 'bigscreen-newscreen-public-zh');
+
+    await page.getByTestId('language-switch').click();
+    await page.getByTestId('lang-option-en').click();
+    await page.getByRole('heading', { name: 'Energy-storage operations cockpit' }).waitFor();
+    await page.getByText('Sites online / total').waitFor();
+    expect(await page.getByTestId('cockpit-link').innerText()).toBe('Sign in');
+    await page.locator('[data-testid="cockpit-map"][data-points]:not([data-points="0"])').waitFor();
+    await page.locator('[data-testid="cockpit-map"] [data-ready="true"]').waitFor({ timeout: 30_000 });
+    await screenshot(page, 'bigscreen-newscreen-public-en');
+    await context.close();
+  });
+
+  it('the cockpit signed in adds the caller’s sites and the top list', async () => {
+    const { context, page } = await newPage(browser, WALL);
+    await openSignedIn(page, '/dashboard');
+    await page.goto('/newscreen');
+    await expect
+      .poll(() => page.getByTestId('cockpit-mode').getAttribute('data-mode'), { timeout: 30_000 })
+      .toBe('private');
+    await expect
+      .poll(() => page.getByTestId('cockpit-map').getAttribute('data-points'), { timeout: 30_000 })
+      .toBe('4');
+    await page.locator('[data-testid="cockpit-map"] [data-ready="true"]').waitFor({ timeout: 30_000 });
+    const top = page.getByTestId('cockpit-top');
+    await top.waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('cockpit-link').innerText()).toBe('进入控制台');
+    await screenshot(page, 'bigscreen-newscreen-private-zh');
+    await context.close();
+  });
+
+  const SCREENS = [
+    { key: 'sys', path: '/screen/sys', ready: 'sys-battery-kw', en: 'Storage system overview' },
+    { key: 'pcs', path: '/screen/pcs', ready: 'pcs-p-kw', en: 'PCS converter monitor' },
+    { key: 'bms', path: '/screen/bms', ready: 'bms-soc', en: 'BMS battery monitor' },
+    { key: 'dhxx', path: '/screen/dhxx', ready: 'env-temp', en: 'Environment monitor' },
+    { key: 'syfsys', path: '/syfscreen/syfsys', ready: 'syf-devices', en: 'System information' },
+  ] as const;
+
+  for (const screen of SCREENS) {
+    it(`${screen.path} shows a demo site's values that change, in zh and en`, async () => {
+      const { context, page } = await newPage(browser, WALL);
+      await openSignedIn(page, '/dashboard');
+      const site = sites.find((s) => s.code.includes('-C')) ?? sites[0]!;
+      await page.goto(`${screen.path}?siteId=${site.siteId}`);
+      await page.getByTestId(screen.ready).waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId('screen-site-picker').inputValue()).toBe(String(site.siteId));
+      await expect.poll(() => page.getByTestId(screen.ready).innerText(), { timeout: 30_000 }).toMatch(/\d/);
+      if (screen.key === 'bms') {
+        await page.getByTestId('bms-heat-u').waitFor();
+        await page.getByTestId('bms-heat-t').waitFor();
+        expect(Number(await page.getByTestId('bms-heat-u').getAttribute('data-cells'))).toBeGreaterThan(10);
+        expect(await page.getByTestId('bms-extremes').innerText()).toMatch(/#\d+/);
+      }
+      await page.locator('[data-testid="screen-live"][data-status="live"]').waitFor({ timeout: 30_000 });
+      const first = await bodyText(page);
+      await expect.poll(() => bodyText(page), { timeout: 30_000, interval: 500 }).not.toBe(first);
+      await screenshot(page, `bigscreen-${screen.key}-zh`);
+
+      await page.getByTestId('language-switch').click();
+      await page.getByTestId('lang-option-en').click();
+      await page.getByRole('heading', { name: screen.en }).waitFor({ timeout: 30_000 });
+      await page.getByTestId(screen.ready).waitFor({ timeout: 30_000 });
+      expect(new URL(page.url()).searchParams.get('siteId')).toBe(String(site.siteId));
+      await page.waitForTimeout(1500);
+      await screenshot(page, `bigscreen-${screen.key}-en`);
+      // Back to Chinese for the other tests of this browser's storage (each test has its own).
+      await context.close();
+    });
+  }
+
+  it('the site picker changes the site and keeps it in the URL; tabs carry it', async () => {
+    const { context, page } = await newPage(browser, WALL);
+    await openSignedIn(page, '/dashboard');
+    await page.goto('/screen');
+    await page.waitForURL(/\/screen\/sys\?siteId=\d+/);
+    const other = sites[sites.length - 1]!;
+    await page.getByTestId('screen-site-picker').selectOption(String(other.siteId));
+    await page.waitForURL(new RegExp(`siteId=${other.siteId}`));
+    await page.getByRole('heading', { name: other.name }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('screen-tab-pcs').click();
+    await page.waitForURL(new RegExp(`/screen/pcs\\?siteId=${other.siteId}`));
+    await page.getByTestId('pcs-p-kw').waitFor();
+    await page.goto('/syfscreen');
+    await page.waitForURL(/\/syfscreen\/syfsys/);
+    await context.close();
+  });
+
+  it('the console menu entries open the screens; without a token the screens ask to sign in', async () => {
+    const { context, page } = await newPage(browser, WALL);
+    await openSignedIn(page, '/dashboard');
+    await page.goto('/bigscreen/bms');
+    await page.waitForURL(/\/screen\/bms/);
+    await page.getByTestId('bms-soc').waitFor({ timeout: 30_000 });
+    await page.goto('/bigscreen/cockpit');
+    await page.waitForURL(/\/newscreen$/);
+    await context.close();
+
+    const anon = await newPage(browser, WALL);
+    await anon.page.goto('/screen/pcs');
+    await anon.page.waitForURL(/\/login\?redirect=%2Fscreen%2Fpcs/);
+    await anon.context.close();
+  });
+});

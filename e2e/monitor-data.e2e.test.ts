@@ -1,0 +1,135 @@
+/**
+ * Real-time data (/realTimeShow) and history (/history), issue 4 items 2 and 3, in the browser
+ * on the simulated demo fleet: the real-time table lists a PCS's points with translated names,
+ * units and report times, its values change live and are not marked stale, a point opens its
+ * last hour as a chart; history draws power + SOC of a demo site for today with the resolution
+ * the server chose, shows energy bars, refuses a future range with the translated message; the
+ * language switch turns both pages into English. Screenshots at 1440 px and 390 px with
+ * E2E_SCREENSHOTS=1.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot } from './support/app';
+import { launchBrowser, newPage } from './support/browser';
+
+/** Choose the first option of an antd Select whose text matches `text`. */
+async function choose(page: Page, testId: string, text: RegExp): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page
+    .locator('.ant-select-dropdown:visible .ant-select-item-option')
+    .filter({ hasText: text })
+    .first()
+    .click();
+}
+
+async function switchToEnglish(page: Page): Promise<void> {
+  await page.getByTestId('language-switch').click();
+  await page.getByTestId('lang-option-en').click();
+}
+
+describe('real-time data and history', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => browser?.close());
+
+  it('real-time: a PCS’s points with names, units and times change live; a point opens its trend; English', async () => {
+    const { context, page } = await newPage(browser);
+    await openSignedIn(page, '/realTimeShow');
+    const table = page.getByTestId('realtime-table');
+    await table.waitFor();
+    await choose(page, 'realtime-device', /^PCS/);
+    const power = page.getByTestId('point-value-p_kw');
+    await power.waitFor({ timeout: 30_000 });
+    const row = page.getByTestId('point-p_kw');
+    await row.getByText('有功功率').waitFor();
+    await row.getByText('kW', { exact: true }).waitFor();
+    await page.getByTestId('point-e_charge_total_kwh').getByText('累计充电量').waitFor();
+    expect(await row.getAttribute('data-stale')).toBe('false');
+    await page.getByTestId('realtime-summary').getByText('网关在线').waitFor();
+
+    // Live: the demo fleet reports every few seconds; the value and its time follow.
+    const before = await row.innerText();
+    await expect.poll(() => row.innerText(), { timeout: 30_000, interval: 500 }).not.toBe(before);
+    if (SCREENSHOTS_ON) await screenshot(page, 'realtime-zh-1440');
+
+    await row.click();
+    const trend = page.getByTestId('realtime-trend');
+    await expect.poll(() => trend.getAttribute('data-state'), { timeout: 30_000 }).toBe('chart');
+    expect(Number(await trend.getByTestId('series-chart').getAttribute('data-points'))).toBeGreaterThan(1);
+    if (SCREENSHOTS_ON) await screenshot(page, 'realtime-trend-zh-1440');
+    await page.keyboard.press('Escape');
+
+    await switchToEnglish(page);
+    await row.getByText('Active power').waitFor();
+    await table.getByText('Reported at').waitFor();
+    await page.getByTestId('realtime-summary').getByText('Gateway online').waitFor();
+    if (SCREENSHOTS_ON) await screenshot(page, 'realtime-en-1440');
+    await context.close();
+  });
+
+  it('history: power + SOC of a demo site today, energy bars, a future range refused; English', async () => {
+    const { context, page } = await newPage(browser);
+    await openSignedIn(page, '/history');
+    const resolution = page.getByTestId('history-resolution');
+    await resolution.waitFor({ timeout: 30_000 });
+    expect(await resolution.getAttribute('data-resolution')).toMatch(/^(raw|900)$/);
+    const chart = page.getByTestId('series-chart');
+    await chart.waitFor();
+    expect(await chart.getAttribute('data-series')).toBe('2');
+    expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(2);
+    await page.getByTestId('history-stats').getByText('SOC').first().waitFor();
+    if (SCREENSHOTS_ON) await screenshot(page, 'history-zh-1440');
+
+    // Tomorrow as the day: refused before sending, with the server's message.
+    await page.getByTestId('history-range-anchor').click();
+    await page.locator('.ant-picker-dropdown:visible .ant-picker-cell-today').waitFor();
+    const tomorrow = page.locator('.ant-picker-dropdown:visible .ant-picker-cell-today + td');
+    const pickedTomorrow = (await tomorrow.count()) > 0;
+    if (pickedTomorrow) {
+      await tomorrow.click();
+      await page.getByTestId('history-range-error').getByText('开始时间不能晚于当前时间').waitFor();
+      expect(await page.getByTestId('history-query').isDisabled()).toBe(true);
+    } else await page.keyboard.press('Escape');
+
+    await page.getByTestId('history-tab-energy').click();
+    const energy = page.getByTestId('energy-chart').or(page.getByTestId('energy-empty'));
+    await energy.first().waitFor({ timeout: 30_000 });
+    if (SCREENSHOTS_ON) await screenshot(page, 'history-energy-zh-1440');
+
+    await page.getByTestId('history-tab-compare').click();
+    await page.getByTestId('compare-resolution').waitFor({ timeout: 30_000 });
+
+    await switchToEnglish(page);
+    await page.getByTestId('history-tab-curves').getByText('Curves').waitFor();
+    await page.getByTestId('history-tab-curves').click();
+    if (pickedTomorrow) {
+      await page
+        .getByTestId('history-range-error')
+        .getByText('The time range cannot start in the future')
+        .waitFor();
+    }
+    await page.getByTestId('history-stats').getByText('Average').first().waitFor({ timeout: 30_000 });
+    if (SCREENSHOTS_ON) await screenshot(page, 'history-en-1440');
+    await context.close();
+  });
+
+  it.runIf(SCREENSHOTS_ON)('is usable at 390 px in both languages', async () => {
+    for (const lang of ['zh', 'en'] as const) {
+      const { context, page } = await newPage(browser, MOBILE);
+      await openSignedIn(page, '/realTimeShow', { lang });
+      await page
+        .getByTestId('realtime-table')
+        .locator('tbody tr[data-stale]')
+        .first()
+        .waitFor({ timeout: 30_000 });
+      await screenshot(page, `realtime-${lang}-390`);
+      await page.goto('/history');
+      await page.getByTestId('series-chart').waitFor({ timeout: 30_000 });
+      await screenshot(page, `history-${lang}-390`);
+      await context.close();
+    }
+  });
+});

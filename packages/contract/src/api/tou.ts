@@ -1,0 +1,120 @@
+/**
+ * ToU schemes (issue 6): time tariffs (`/timetariff`) and charge strategy (`/chargestrategy`)
+ * over one document per scheme (tou/scheme.ts), assigned to sites and pushed to their EMS.
+ *
+ * A scheme belongs to a company (the caller's, or one in its scope); the document is saved whole
+ * (`save`, `update`), validated by tou/rules.ts on the server exactly as in the form; `update`
+ * carries the `version` it was read at (3093 when someone saved in between). Saving a scheme
+ * that sites use, assigning sites, and a gateway's reconnect send it to each site's EMS
+ * (`set_tou_plan`); `pushStatus` shows per site: pending, sent, applied (with time) or failed
+ * (with reason). Rows outside the caller's scope answer 3090 / 3036.
+ */
+import { z } from 'zod';
+import { touSchemeDocumentSchema } from '../tou/scheme';
+import { userInfoEcho } from './envelope';
+import { pageQuery } from './registry';
+
+const id = z.number().int().positive();
+const schemeName = z.string().trim().min(1).max(64);
+
+export const touSchemeListRequest = z.object({
+  ...pageQuery,
+  keyword: z.string().trim().max(64).optional(),
+  companyId: id.optional(),
+});
+
+export const touSchemeRowSchema = z.object({
+  id,
+  companyId: id,
+  companyName: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  dailyPlanCount: z.number().int(),
+  weeklyPlanCount: z.number().int(),
+  yearlyPlanCount: z.number().int(),
+  exceptionPlanCount: z.number().int(),
+  /** Sites the scheme is assigned to. */
+  siteCount: z.number().int(),
+  /** ISO 8601. */
+  updatedAt: z.string(),
+});
+export type TouSchemeRow = z.infer<typeof touSchemeRowSchema>;
+export const touSchemeListResponse = z.object({ list: z.array(touSchemeRowSchema), total: z.number().int() });
+
+export const touAssignedSiteSchema = z.object({
+  siteId: id,
+  siteName: z.string(),
+  siteCode: z.string(),
+  timezone: z.string(),
+  capacityKwh: z.number(),
+  ratedPowerKw: z.number(),
+});
+export type TouAssignedSite = z.infer<typeof touAssignedSiteSchema>;
+
+export const touSchemeDetailSchema = z.object({
+  id,
+  companyId: id,
+  companyName: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  document: touSchemeDocumentSchema,
+  sites: z.array(touAssignedSiteSchema),
+  updatedAt: z.string(),
+});
+export type TouSchemeDetail = z.infer<typeof touSchemeDetailSchema>;
+
+export const touSchemeSaveRequest = z.object({
+  userInfo: userInfoEcho,
+  /** Owning company; defaults to the caller's. */
+  companyId: id.optional(),
+  name: schemeName,
+  document: touSchemeDocumentSchema,
+});
+export type TouSchemeSaveRequest = z.infer<typeof touSchemeSaveRequest>;
+
+export const touSchemeUpdateRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  /** The version the document was read at. */
+  version: z.number().int().min(1),
+  name: schemeName,
+  document: touSchemeDocumentSchema,
+});
+export type TouSchemeUpdateRequest = z.infer<typeof touSchemeUpdateRequest>;
+export const touSchemeUpdateResponse = z.object({ version: z.number().int() });
+
+/** Sets the sites that use the scheme: exactly `siteIds` (moved from other schemes if need be). */
+export const touSchemeAssignRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  siteIds: z.array(id).max(500),
+});
+
+export const TOU_PUSH_STATES = ['pending', 'sent', 'applied', 'failed'] as const;
+export type TouPushState = (typeof TOU_PUSH_STATES)[number];
+
+/** Delivery of a scheme to one site's EMS. */
+export const touPushRowSchema = z.object({
+  siteId: id,
+  siteName: z.string(),
+  /** The site's gateway (its EMS); null when the site has none (3033 on push). */
+  gatewaySn: z.string().nullable(),
+  gatewayOnline: z.boolean(),
+  /** The scheme version the site should run. */
+  schemeVersion: z.number().int(),
+  /** The version last sent or being sent; null before the first push. */
+  pushedVersion: z.number().int().nullable(),
+  /** pending: waiting to be sent (gateway offline); sent: waiting for the EMS's reply. */
+  state: z.enum(TOU_PUSH_STATES),
+  /** Why it failed (the EMS's refusal, "timeout", or the error text). */
+  reason: z.string().nullable(),
+  /** ISO 8601 times, null until they happen. */
+  requestedAt: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  appliedAt: z.string().nullable(),
+});
+export type TouPushRow = z.infer<typeof touPushRowSchema>;
+export const touPushStatusResponse = z.object({ list: z.array(touPushRowSchema) });
+
+/** Push the site's scheme now (3060 no scheme, 3033 no gateway, 3034 offline, 3035 failed). */
+export const touPushRequest = z.object({ userInfo: userInfoEcho, siteId: id });
