@@ -11,6 +11,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // A browser on a busy two-core CI machine can take seconds to settle: poll for up to 10 s
+    // (vitest's default of 1 s made waits for a page's state flaky).
+    expect: { poll: { timeout: 10_000, interval: 100 } },
     reporters: ['default', ['json', { outputFile: '.tmp/vitest-e2e.json' }]],
   },
 });
