@@ -28,7 +28,9 @@ import {
   type ExportField,
   type ExportSite,
   type ExportType,
+  hhmmOf,
   type Lang,
+  localTimeOf,
   POINTS,
   pointDef,
 } from '@ess/contract';
@@ -478,20 +480,8 @@ function sheetName(wanted: string, workbook: ExcelJS.stream.xlsx.WorkbookWriter)
 
 /** `YYYY-MM-DD HH:mm` of `ms` in `timeZone`. */
 function localTime(ms: number, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(ms)
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  const { date, minuteOfDay } = localTimeOf(ms, timeZone);
+  return `${date} ${hhmmOf(minuteOfDay)}`;
 }
 
 /** Three decimals for kWh. */

@@ -19,6 +19,7 @@ import {
   HISTORY_MAX_DAYS,
   type HistoryData,
   type HistorySeries,
+  localTimeOf,
   MAX_SERIES_PER_REQUEST,
   type PickDevice,
   type PickOptions,
@@ -58,15 +59,9 @@ function sortPoints(names: string[], type: DeviceType): string[] {
   return [...names].sort((a, b) => pointOrder(a, type) - pointOrder(b, type) || a.localeCompare(b));
 }
 
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
 /** `YYYY-MM-DD` of instant `ms` in `tz`. */
 function localDate(tz: string, ms: number): string {
-  let f = dateFormatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dateFormatters.set(tz, f);
-  }
-  return f.format(ms);
+  return localTimeOf(ms, tz).date;
 }
 
 /** UTC ms of local midnight on the first day of the month holding `ms` in `tz`. */
