@@ -5,7 +5,7 @@
  */
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useMemo } from 'react';
-import { Navigate, type RouteObject, useRoutes } from 'react-router';
+import { Navigate, type RouteObject, useLocation, useRoutes } from 'react-router';
 import { AuthGuard } from '@/features/auth';
 import { queryClient } from '@/shared/api/query';
 import {
@@ -44,6 +44,12 @@ function ScreenPage({ children }: { children: ReactNode }) {
   );
 }
 
+/** Redirect to `to` keeping the query, so `/screen?siteId=7` opens `/screen/sys?siteId=7`. */
+function RedirectWithQuery({ to }: { to: string }) {
+  const { search } = useLocation();
+  return <Navigate to={{ pathname: to, search }} replace />;
+}
+
 /** react-router routes of the frame: a view per page, a redirect per directory. */
 export function frameChildren(frameRoutes: readonly AppRoute[]): RouteObject[] {
   const out: RouteObject[] = [];
@@ -69,12 +75,12 @@ export function AppRoutes() {
       { path: NOT_FOUND_PATH, element: <Page>{<NotFoundPage />}</Page> },
       { path: COCKPIT_PATH, element: <ScreenPage>{<CockpitPage />}</ScreenPage> },
       // Big screens (spec §2): full screen, outside the frame; the guard asks for a token.
-      { path: '/screen', element: <Navigate to={BIG_SCREEN_PATHS.sys} replace /> },
+      { path: '/screen', element: <RedirectWithQuery to={BIG_SCREEN_PATHS.sys} /> },
       { path: BIG_SCREEN_PATHS.sys, element: <ScreenPage>{<SysScreen />}</ScreenPage> },
       { path: BIG_SCREEN_PATHS.pcs, element: <ScreenPage>{<PcsScreen />}</ScreenPage> },
       { path: BIG_SCREEN_PATHS.bms, element: <ScreenPage>{<BmsScreen />}</ScreenPage> },
       { path: BIG_SCREEN_PATHS.dhxx, element: <ScreenPage>{<DhxxScreen />}</ScreenPage> },
-      { path: '/syfscreen', element: <Navigate to={BIG_SCREEN_PATHS.syfsys} replace /> },
+      { path: '/syfscreen', element: <RedirectWithQuery to={BIG_SCREEN_PATHS.syfsys} /> },
       { path: BIG_SCREEN_PATHS.syfsys, element: <ScreenPage>{<SyfsysScreen />}</ScreenPage> },
       { element: <Page>{<Frame />}</Page>, children: frameChildren(frameRoutes) },
       { path: '*', element: <Navigate to={NOT_FOUND_PATH} replace /> },
