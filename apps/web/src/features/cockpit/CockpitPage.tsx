@@ -12,7 +12,7 @@
  *
  * Test hooks: `cockpit`, `cockpit-clock`, `cockpit-link`, `cockpit-kpis`, `cockpit-<figure>`,
  * `cockpit-alarms`, `cockpit-top` (signed in), `cockpit-top-login` (public), `cockpit-mode`
- * (`data-mode` public | private).
+ * (`data-mode` public | private), `cockpit-updated` (time of the figures shown, HH:mm:ss).
  */
 import type { CockpitAggregates, CockpitData } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
@@ -21,7 +21,7 @@ import { useTranslation } from 'react-i18next';
 import { COCKPIT_REFRESH_MS, fetchCockpit, fetchPublicCockpit } from '@/features/bigscreen/api';
 import ScreenChart from '@/features/bigscreen/components/ScreenChart';
 import { Figure, Panel, Stage } from '@/features/bigscreen/components/Stage';
-import { formatNumber } from '@/shared/format';
+import { formatNumber, formatTime } from '@/shared/format';
 import { useLiveChannel } from '@/shared/live';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
 import { HOME_PATH, LOGIN_PATH } from '@/shared/routing';
@@ -93,9 +93,16 @@ export default function CockpitPage() {
   // Private only when the answer carries the caller's sites (signed in with screen:view).
   const own = signedIn && Boolean(data?.siteList);
   const mode = (
-    <span className="screen-note" data-testid="cockpit-mode" data-mode={own ? 'private' : 'public'}>
-      {own ? t('bigscreen.cockpit.privateMode') : t('bigscreen.cockpit.publicMode')}
-    </span>
+    <>
+      <span className="screen-note" data-testid="cockpit-mode" data-mode={own ? 'private' : 'public'}>
+        {own ? t('bigscreen.cockpit.privateMode') : t('bigscreen.cockpit.publicMode')}
+      </span>
+      {data && (
+        <span className="screen-note" data-testid="cockpit-updated">
+          {t('bigscreen.updatedAt', { time: formatTime(data.updatedAt) })}
+        </span>
+      )}
+    </>
   );
 
   return (
