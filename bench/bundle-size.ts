@@ -23,19 +23,25 @@ async function measure(
     storageState: storageState ? JSON.parse(storageState) : undefined,
   });
   const page = await context.newPage();
-  const pending: Promise<{ raw: number; gz: number }>[] = [];
+  const pending: Promise<{ url: string; raw: number; gz: number }>[] = [];
   page.on('response', (response) => {
     if (response.request().resourceType() !== 'script') return;
+    const url = response.url();
     pending.push(
       response.body().then(
-        (body) => ({ raw: body.length, gz: gzipSync(body).length }),
-        () => ({ raw: 0, gz: 0 }),
+        (body) => ({ url, raw: body.length, gz: gzipSync(body).length }),
+        () => ({ url, raw: 0, gz: 0 }),
       ),
     );
   });
   await page.goto(`${base}${route}`, { waitUntil: 'networkidle' });
   const sizes = await Promise.all(pending);
   await context.close();
+  if (process.env.BENCH_BUNDLES_VERBOSE) {
+    for (const s of [...sizes].sort((a, b) => b.gz - a.gz)) {
+      console.log(`    ${route} ${(s.gz / 1024).toFixed(1).padStart(6)} KB  ${new URL(s.url).pathname}`);
+    }
+  }
   return {
     route,
     scripts: sizes.length,

@@ -1,7 +1,8 @@
 /**
- * Entry: initialise i18n (language from local storage, Chinese by default), then mount the app.
+ * Entry: initialise i18n (language from local storage, Chinese by default), load that language's
+ * texts, then mount the app.
  */
-import '@/shared/i18n';
+import { i18nReady } from '@/shared/i18n';
 import './app/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -10,8 +11,10 @@ import { App } from './app/App';
 const root = document.getElementById('root');
 if (!root) throw new Error('#root missing from index.html');
 
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+void i18nReady.then(() =>
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );

@@ -4,6 +4,9 @@
  * - i18next resources are keyed `zh-CN` and `en-US`; the contract's `Lang` ('zh' | 'en') is the
  *   app-level name of a language, {@link localeOf} maps it to the resource / HTTP tag.
  * - The chosen language is kept in local storage (`ess.language`) and survives logout.
+ * - The Chinese texts are part of the first load; the English ones are their own chunk, loaded
+ *   before the first render when English is the stored language ({@link i18nReady}) or when the
+ *   user switches to it ({@link changeLang}). Keys of both are the same (type `Resources`).
  * - Validation and error texts come from @ess/contract (see {@link validationText},
  *   {@link catalogueText}); everything else from the resources here.
  */
@@ -19,7 +22,6 @@ import i18n, { type ParseKeys } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { LocalKey } from '../storage/keys';
 import { readLocal, writeLocal } from '../storage/local';
-import enUS from './locales/en-US';
 import zhCN from './locales/zh-CN';
 
 export type Locale = 'zh-CN' | 'en-US';
@@ -43,7 +45,7 @@ export function storedLang(): Lang {
 }
 
 void i18n.use(initReactI18next).init({
-  resources: { 'zh-CN': { translation: zhCN }, 'en-US': { translation: enUS } },
+  resources: { 'zh-CN': { translation: zhCN } },
   lng: localeOf(storedLang()),
   fallbackLng: localeOf(FALLBACK_LANG),
   supportedLngs: ['zh-CN', 'en-US'],
@@ -53,6 +55,22 @@ void i18n.use(initReactI18next).init({
 });
 document.documentElement.lang = localeOf(storedLang());
 
+/** Adds the texts of `locale` to i18next unless they are there (English: a lazy chunk). */
+async function loadLocale(locale: Locale): Promise<void> {
+  if (i18n.hasResourceBundle(locale, 'translation')) return;
+  const { default: texts } = await import('./locales/en-US');
+  i18n.addResourceBundle(locale, 'translation', texts);
+}
+
+/**
+ * Settles once the stored language's texts are loaded: the entry renders after it. Should the
+ * English chunk fail to load, the console starts in Chinese rather than not at all.
+ */
+export const i18nReady: Promise<void> = loadLocale(localeOf(storedLang())).catch(async () => {
+  document.documentElement.lang = localeOf(DEFAULT_LANG);
+  await i18n.changeLanguage(localeOf(DEFAULT_LANG));
+});
+
 /** The current UI language. */
 export function currentLang(): Lang {
   return langOfLocale(i18n.language);
@@ -60,6 +78,7 @@ export function currentLang(): Lang {
 
 /** Switch the UI language and remember it (spec §4 "sets the locale, stores it"). */
 export async function changeLang(lang: Lang): Promise<void> {
+  await loadLocale(localeOf(lang));
   writeLocal(LANGUAGE_KEY, lang);
   document.documentElement.lang = localeOf(lang);
   await i18n.changeLanguage(localeOf(lang));
