@@ -83,11 +83,11 @@ export const energyFlowSchema = z.object({
 });
 export type EnergyFlow = z.infer<typeof energyFlowSchema>;
 
-/** PCS `state`: 0 standby, 1 charging, 2 discharging, 3 fault. */
-export const pcsPanelSchema = z.object({
-  ...panelBase,
-  pKw: n,
-  qKvar: n,
+/**
+ * The three-phase AC side a PCS and a meter both report: power factor, grid frequency (Hz),
+ * phase voltages (V) and phase currents (A).
+ */
+const acSideFields = {
   pf: n,
   freqHz: n,
   uAV: n,
@@ -96,6 +96,14 @@ export const pcsPanelSchema = z.object({
   iAA: n,
   iBA: n,
   iCA: n,
+};
+
+/** PCS `state`: 0 standby, 1 charging, 2 discharging, 3 fault. */
+export const pcsPanelSchema = z.object({
+  ...panelBase,
+  pKw: n,
+  qKvar: n,
+  ...acSideFields,
   dcUV: n,
   dcIA: n,
   tIgbtC: n,
@@ -131,14 +139,7 @@ export type BmsPanel = z.infer<typeof bmsPanelSchema>;
 export const meterPanelSchema = z.object({
   ...panelBase,
   pKw: n,
-  pf: n,
-  freqHz: n,
-  uAV: n,
-  uBV: n,
-  uCV: n,
-  iAA: n,
-  iBA: n,
-  iCA: n,
+  ...acSideFields,
   eImportTotalKwh: n,
   eExportTotalKwh: n,
 });
@@ -192,6 +193,18 @@ const pick = (points: Record<string, number>, key: string): number | null => {
   const v = points[key];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 };
+
+/** The {@link acSideFields} of a PCS's or a meter's points. */
+const acSideOf = (points: Record<string, number>) => ({
+  pf: pick(points, 'pf'),
+  freqHz: pick(points, 'freq_hz'),
+  uAV: pick(points, 'u_a_v'),
+  uBV: pick(points, 'u_b_v'),
+  uCV: pick(points, 'u_c_v'),
+  iAA: pick(points, 'i_a_a'),
+  iBA: pick(points, 'i_b_a'),
+  iCA: pick(points, 'i_c_a'),
+});
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
@@ -260,14 +273,7 @@ export function buildSitePanels(devices: SiteDetailDevice[]): SitePanels {
         ...base(d),
         pKw: p('p_kw'),
         qKvar: p('q_kvar'),
-        pf: p('pf'),
-        freqHz: p('freq_hz'),
-        uAV: p('u_a_v'),
-        uBV: p('u_b_v'),
-        uCV: p('u_c_v'),
-        iAA: p('i_a_a'),
-        iBA: p('i_b_a'),
-        iCA: p('i_c_a'),
+        ...acSideOf(d.points),
         dcUV: p('dc_u_v'),
         dcIA: p('dc_i_a'),
         tIgbtC: p('t_igbt_c'),
@@ -306,14 +312,7 @@ export function buildSitePanels(devices: SiteDetailDevice[]): SitePanels {
       return {
         ...base(d),
         pKw: p('p_kw'),
-        pf: p('pf'),
-        freqHz: p('freq_hz'),
-        uAV: p('u_a_v'),
-        uBV: p('u_b_v'),
-        uCV: p('u_c_v'),
-        iAA: p('i_a_a'),
-        iBA: p('i_b_a'),
-        iCA: p('i_c_a'),
+        ...acSideOf(d.points),
         eImportTotalKwh: p('e_import_total_kwh'),
         eExportTotalKwh: p('e_export_total_kwh'),
       };
