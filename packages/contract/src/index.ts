@@ -22,6 +22,7 @@ export * from './device/points';
 export * from './device/protocol';
 export * from './errors';
 export * from './lang';
+export * from './local-time';
 export * from './menu-tree';
 export * from './paths';
 export * from './permissions';

@@ -4,8 +4,9 @@
  * and the arbitrage preview (tou/arbitrage.ts) against hand-computed figures.
  */
 import { describe, expect, it } from 'vitest';
+import { localTimeOf } from '../src/local-time';
 import { previewArbitrage } from '../src/tou/arbitrage';
-import { activePeriodAt, localTimeOf, resolveDay, weekdayOf } from '../src/tou/resolve';
+import { activePeriodAt, resolveDay, weekdayOf } from '../src/tou/resolve';
 import type { DailyPlan, TouPeriod, TouSchemeDocument } from '../src/tou/scheme';
 
 function period(start: string, end: string, over: Partial<TouPeriod> = {}): TouPeriod {

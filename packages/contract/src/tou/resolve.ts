@@ -11,6 +11,7 @@
  * day a period keeps its wall-clock bounds: on the spring-forward day the skipped hour belongs to
  * no instant, on the fall-back day the repeated hour runs its period twice.
  */
+import { localTimeOf } from '../local-time';
 import { type DailyPlan, minutesOfDay, type TouPeriod, type TouSchemeDocument } from './scheme';
 
 export type ResolutionSource = 'exception' | 'yearly' | 'weekly' | 'default';
@@ -72,37 +73,6 @@ export function periodAtMinute(plan: DailyPlan, minuteOfDay: number): TouPeriod 
   return plan.periods.find(
     (p) => minuteOfDay >= minutesOfDay(p.start) && minuteOfDay < minutesOfDay(p.end, true),
   );
-}
-
-export interface LocalTime {
-  /** Local date, `YYYY-MM-DD`. */
-  date: string;
-  /** Minutes since local midnight, 0–1439 (wall clock). */
-  minuteOfDay: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Local wall-clock date and minute of instant `ms` (UTC ms) in IANA zone `timeZone`. */
-export function localTimeOf(ms: number, timeZone: string): LocalTime {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, f);
-  }
-  const parts = Object.fromEntries(f.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  return {
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    minuteOfDay: Number(parts.hour) * 60 + Number(parts.minute),
-  };
 }
 
 export interface ActivePeriod extends ResolvedDay {

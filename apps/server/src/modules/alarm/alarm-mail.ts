@@ -29,7 +29,7 @@
  *    refusal (5xx) → `failed` for good (no retry). Without SMTP_URL mails stay `queued`: the
  *    outbox in the console is where they are read.
  */
-import { alarmCodeLabel, type Lang } from '@ess/contract';
+import { alarmCodeLabel, type Lang, localDateTimeText } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
@@ -160,18 +160,7 @@ const TEXT = {
 
 /** `2026-07-01 14:03:22 (Asia/Shanghai)`: a UTC ms time on the wall clock of `timezone`. */
 export function formatInZone(utcMs: number, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(utcMs));
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} (${timezone})`;
+  return `${localDateTimeText(utcMs, timezone)} (${timezone})`;
 }
 
 /** Subject and text of a digest of `alarms` in `lang`, linking to `publicUrl`. */
