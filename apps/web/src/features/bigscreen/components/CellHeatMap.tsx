@@ -14,9 +14,10 @@ import {
   VisualMapComponent,
   type VisualMapComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber } from '@/shared/format';
 
 use([HeatmapChart, GridComponent, TooltipComponent, VisualMapComponent, CanvasRenderer]);
@@ -89,24 +90,7 @@ function buildOption({ values, unit, digits, cellLabel, colors }: HeatMapProps):
 
 /** The heat map; redraws on new values and follows its container's size. */
 export default function CellHeatMap(props: HeatMapProps) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-  useEffect(() => {
-    if (props.values.length) chartRef.current?.setOption(buildOption(props), { notMerge: true });
-  }, [props]);
+  const ref = useEChart(useMemo(() => (props.values.length ? buildOption(props) : null), [props]));
   return (
     <div ref={ref} className="screen-chart" data-testid={props.testId} data-cells={props.values.length} />
   );

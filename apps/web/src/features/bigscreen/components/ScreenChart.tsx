@@ -13,9 +13,10 @@ import {
   TooltipComponent,
   type TooltipComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatTime } from '@/shared/format';
 
 use([LineChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
@@ -140,23 +141,6 @@ export default function ScreenChart({
   series: ScreenSeries[];
   testId?: string;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-  useEffect(() => {
-    chartRef.current?.setOption(buildOption(ts, series), { notMerge: true });
-  }, [ts, series]);
+  const ref = useEChart(useMemo(() => buildOption(ts, series), [ts, series]));
   return <div ref={ref} className="screen-chart" data-testid={testId} data-points={ts.length} />;
 }

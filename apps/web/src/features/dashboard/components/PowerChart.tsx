@@ -17,9 +17,10 @@ import {
   TooltipComponent,
   type TooltipComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatQuantity, formatTime } from '@/shared/format';
 
 use([LineChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
@@ -128,26 +129,7 @@ function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
 
 /** The chart; redraws when `curve` changes and follows its container's size. */
 export default function PowerChart({ curve, labels }: { curve: PowerCurve; labels: SeriesLabels }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    chartRef.current?.setOption(buildOption(curve, labels), { notMerge: true });
-  }, [curve, labels]);
+  const ref = useEChart(useMemo(() => buildOption(curve, labels), [curve, labels]));
 
   return <div ref={ref} className="power-chart" />;
 }

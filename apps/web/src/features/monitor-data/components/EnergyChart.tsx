@@ -13,9 +13,10 @@ import {
   TooltipComponent,
   type TooltipComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatQuantity } from '@/shared/format';
 
 use([BarChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
@@ -31,25 +32,8 @@ export default function EnergyChart({
   bars: EnergyBar[];
   labels: { charge: string; discharge: string };
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    const option: Option = {
+  const option = useMemo<Option>(
+    () => ({
       animation: false,
       grid: { left: 8, right: 16, top: 40, bottom: 8, containLabel: true },
       legend: { top: 0 },
@@ -74,9 +58,10 @@ export default function EnergyChart({
           itemStyle: { color: '#1677ff' },
         },
       ],
-    };
-    chartRef.current?.setOption(option, { notMerge: true });
-  }, [bars, labels]);
+    }),
+    [bars, labels],
+  );
+  const ref = useEChart(option);
 
   return (
     <div

@@ -16,9 +16,10 @@ import {
   TooltipComponent,
   type TooltipComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatDateTime, formatNumber, formatTime } from '@/shared/format';
 import { currentLang, localeOf } from '@/shared/i18n';
 
@@ -222,26 +223,7 @@ export default function SeriesChart({
   timeZone?: string;
   height?: number;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    chartRef.current?.setOption(buildOption(series, x, timeZone), { notMerge: true });
-  }, [series, x, timeZone]);
+  const ref = useEChart(useMemo(() => buildOption(series, x, timeZone), [series, x, timeZone]));
 
   const points = series.reduce((n, s) => n + s.x.length, 0);
   return (

@@ -12,9 +12,10 @@ import {
   TooltipComponent,
   type TooltipComponentOption,
 } from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
+import { type ComposeOption, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef } from 'react';
+import { useMemo } from 'react';
+import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber } from '@/shared/format';
 import { periodSpan, TIER_COLORS } from '../model';
 
@@ -89,26 +90,7 @@ export default function SocChart({
   periods: readonly TouPeriod[];
   name: string;
 }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, []);
-
-  useEffect(() => {
-    chartRef.current?.setOption(buildOption(socPct, periods, name), { notMerge: true });
-  }, [socPct, periods, name]);
+  const ref = useEChart(useMemo(() => buildOption(socPct, periods, name), [socPct, periods, name]));
 
   return <div ref={ref} className="tou-soc-chart" data-testid="soc-chart" />;
 }
