@@ -6,10 +6,16 @@ import dayjs from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import { useTranslation } from 'react-i18next';
 
-/** Set dayjs's global locale from the current UI language; re-runs when the language changes. */
-export function useDayjsLocale(): void {
+/**
+ * Set dayjs's global locale from the current UI language; re-runs when the language changes.
+ * Returns the locale name ('en' | 'zh-cn') for dayjs objects made before the switch, which keep
+ * the locale they were made with: `time.locale(locale).format(…)`.
+ */
+export function useDayjsLocale(): string {
   const { i18n } = useTranslation();
-  dayjs.locale(i18n.language.startsWith('en') ? 'en' : 'zh-cn');
+  const locale = i18n.language.startsWith('en') ? 'en' : 'zh-cn';
+  dayjs.locale(locale);
+  return locale;
 }
 
 export { dayjs };

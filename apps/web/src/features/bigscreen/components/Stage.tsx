@@ -34,7 +34,7 @@ function useStageScale(): number {
 /** The live clock of the header. */
 export function StageClock({ testId = 'screen-clock' }: { testId?: string }) {
   const { t } = useTranslation();
-  useDayjsLocale();
+  const locale = useDayjsLocale();
   const [now, setNow] = useState(() => dayjs());
   useEffect(() => {
     const id = window.setInterval(() => setNow(dayjs()), 1000);
@@ -42,7 +42,7 @@ export function StageClock({ testId = 'screen-clock' }: { testId?: string }) {
   }, []);
   return (
     <time className="stage__clock" dateTime={now.toISOString()} data-testid={testId}>
-      {now.format(t('cockpit.clockFormat'))}
+      {now.locale(locale).format(t('cockpit.clockFormat'))}
     </time>
   );
 }
