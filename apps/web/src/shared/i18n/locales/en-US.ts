@@ -1070,7 +1070,7 @@ const enUS: Resources = {
       batteryNow: 'Storage power now',
       revenueMonth: 'Revenue this month (est.)',
       revenueNote:
-        'Revenue estimate = discharged × peak price − charged × valley price; {{scheme}} sites priced by their ToU scheme, {{fallback}} by the defaults (peak 1.00, valley 0.30 CNY/kWh)',
+        'Revenue estimate = discharged × peak price − charged × valley price; sites priced by their ToU scheme: {{scheme}}, by the defaults: {{fallback}} (peak 1.00, valley 0.30 CNY/kWh)',
       mapSites: 'Sites',
       mapCells: 'Sites (counted per ~100 km area)',
       cellSites: 'Sites: {{count}}',
