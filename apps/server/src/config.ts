@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { type LogRetention, MIN_LOG_RETENTION_DAYS } from './db/log-retention';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -52,6 +53,8 @@ const envSchema = z.object({
   SIMULATOR_INTERVAL_S: intFromEnv(10, 1),
   SIMULATOR_SEED: intFromEnv(1, 0),
   TELEMETRY_RETENTION_DAYS: intFromEnv(400, 1),
+  LOG_RETENTION_DAYS: intFromEnv(365, MIN_LOG_RETENTION_DAYS),
+  MAIL_RETENTION_DAYS: intFromEnv(90, 1),
   SMTP_URL: z.preprocess(
     emptyAsUnset,
     z
@@ -94,6 +97,8 @@ export interface Config {
   };
   /** Raw telemetry older than this is dropped by month (rollups are kept). */
   telemetryRetentionDays: number;
+  /** Operation/connection log days and sent-mail days kept (db/log-retention.ts). */
+  logRetention: LogRetention;
   /** Alarm mail (modules/alarm/alarm-mail.ts; docs/operations.md "Alarm mail"). */
   mail: {
     /** `smtp://user:pass@host:587` or `smtps://…`; without it mails stay in the outbox. */
@@ -156,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
       seed: e.SIMULATOR_SEED,
     },
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
+    logRetention: { logDays: e.LOG_RETENTION_DAYS, sentMailDays: e.MAIL_RETENTION_DAYS },
     mail: {
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM,

@@ -1,6 +1,7 @@
 /**
  * Entry point: load config, open and migrate the database, seed a fresh one, start the device
- * side (broker, ingest) and the demo fleet, build the app and listen. SIGINT/SIGTERM stop the
+ * side (broker, ingest) and the demo fleet, build the app and listen. Twice a day: telemetry
+ * partitions ahead and past retention, and log rows past retention (db/log-retention.ts). SIGINT/SIGTERM stop the
  * simulator, close the HTTP server (letting requests finish), the broker (storing what was
  * acknowledged), then the database.
  */
@@ -8,6 +9,7 @@ import type { RunningFleet } from '@ess/simulator';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DataDirInUseError, openDatabase } from './db/database';
+import { purgeExpiredLogs } from './db/log-retention';
 import { seedIfEmpty } from './db/seed';
 import { startDemoFleet } from './demo/demo-fleet';
 import { DeviceService } from './devices/device-service';
@@ -28,6 +30,10 @@ async function main(): Promise<void> {
     await ensurePartitions(database.db, log);
     const dropped = await dropExpiredPartitions(database.db, config.telemetryRetentionDays);
     if (dropped.length) log.info({ dropped }, 'expired telemetry partitions dropped');
+    const purged = await purgeExpiredLogs(database.db, config.logRetention);
+    if (purged.operationLog || purged.connectionLog || purged.sentMail) {
+      log.info({ purged }, 'log rows past their retention deleted');
+    }
   };
   await maintainPartitions();
   const partitionTimer = setInterval(

@@ -123,6 +123,15 @@ describe('loadConfig', () => {
     expect(config.auth.throttleWindowS).toBe(900);
   });
 
+  it('keeps logs a year and sent mails 90 days by default; never logs under six months', () => {
+    expect(loadConfig({}).logRetention).toEqual({ logDays: 365, sentMailDays: 90 });
+    expect(loadConfig({ LOG_RETENTION_DAYS: '180', MAIL_RETENTION_DAYS: '7' }).logRetention).toEqual({
+      logDays: 180,
+      sentMailDays: 7,
+    });
+    expect(configError({ LOG_RETENTION_DAYS: '30' }).message).toMatch(/\bLOG_RETENTION_DAYS: /);
+  });
+
   it('PORT 0 (pick a free port) is allowed', () => {
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
   });

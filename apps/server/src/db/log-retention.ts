@@ -1,0 +1,75 @@
+/**
+ * Retention of the growing log tables, run at start and twice a day beside the telemetry
+ * partition job (main.ts):
+ *
+ * - `operation_log` (who changed what, sign-in attempts) and `device_connection_log` (gateway
+ *   online/offline changes): rows older than `LOG_RETENTION_DAYS` (default 365) are deleted. The
+ *   setting cannot go below 180 days: the PRC Cybersecurity Law, art. 21(3), asks operators to keep
+ *   network logs "不少于六个月" (no less than six months).
+ * - `mail_outbox`: mails *sent* more than `MAIL_RETENTION_DAYS` (default 90) ago are deleted;
+ *   queued and failed mails are never deleted (they are still to be delivered, issue 4).
+ *
+ * Rows go in batches of {@link BATCH_ROWS} so a first run over a large table never holds one long
+ * transaction; each batch uses the table's timestamp index.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Db } from './database';
+import { rowsOf } from './rows';
+
+/** Least `LOG_RETENTION_DAYS` accepted (PRC Cybersecurity Law art. 21(3): six months). */
+export const MIN_LOG_RETENTION_DAYS = 180;
+const BATCH_ROWS = 10_000;
+
+export interface LogRetention {
+  /** Days of operation and connection log kept (≥ {@link MIN_LOG_RETENTION_DAYS}). */
+  logDays: number;
+  /** Days a sent mail stays in the outbox. */
+  sentMailDays: number;
+}
+
+/** Rows deleted per table by one {@link purgeExpiredLogs} run. */
+export interface PurgedRows {
+  operationLog: number;
+  connectionLog: number;
+  sentMail: number;
+}
+
+/** Deletes, batch by batch, the rows `select` (a `SELECT id … LIMIT` of `table`) names. */
+async function deleteInBatches(db: Db, table: SQL, select: SQL): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await db.execute(sql`
+      WITH gone AS (DELETE FROM ${table} WHERE id IN (${select} LIMIT ${BATCH_ROWS}) RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    const n = Number(rowsOf<{ n: number }>(result)[0]?.n ?? 0);
+    total += n;
+    if (n < BATCH_ROWS) return total;
+  }
+}
+
+/** Deletes the log rows past their retention at `now`; answers how many went per table. */
+export async function purgeExpiredLogs(
+  db: Db,
+  retention: LogRetention,
+  now = new Date(),
+): Promise<PurgedRows> {
+  const logCutoff = new Date(now.getTime() - retention.logDays * 86_400_000).toISOString();
+  const mailCutoff = new Date(now.getTime() - retention.sentMailDays * 86_400_000).toISOString();
+  return {
+    operationLog: await deleteInBatches(
+      db,
+      sql`operation_log`,
+      sql`SELECT id FROM operation_log WHERE ts < ${logCutoff}::timestamptz`,
+    ),
+    connectionLog: await deleteInBatches(
+      db,
+      sql`device_connection_log`,
+      sql`SELECT id FROM device_connection_log WHERE ts < ${logCutoff}::timestamptz`,
+    ),
+    sentMail: await deleteInBatches(
+      db,
+      sql`mail_outbox`,
+      sql`SELECT id FROM mail_outbox WHERE state = 'sent' AND sent_at < ${mailCutoff}::timestamptz`,
+    ),
+  };
+}
