@@ -62,6 +62,12 @@ export function localPartsOf(ms: number, timeZone: string): LocalParts {
   return { year: p.year!, month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! };
 }
 
+/** Offset of `timeZone` from UTC at instant `ms`, in ms (local − UTC: Asia/Shanghai → +8 h). */
+export function zoneOffsetMs(ms: number, timeZone: string): number {
+  const p = localPartsOf(ms, timeZone);
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+}
+
 const pad2 = (v: number) => String(v).padStart(2, '0');
 
 /** `YYYY-MM-DD` of local fields. */

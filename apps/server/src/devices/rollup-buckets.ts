@@ -5,16 +5,10 @@
  * (equal to `date_trunc('day', ts AT TIME ZONE tz) AT TIME ZONE tz`, DST included).
  */
 
-import { localPartsOf } from '@ess/contract';
+import { localPartsOf, zoneOffsetMs } from '@ess/contract';
 
 /** Rollup bucket sizes in seconds: 15 min, 1 h, 1 day (site-local). */
 export const ROLLUP_BUCKETS_S = [900, 3600, 86400] as const;
-
-/** Offset of `tz` from UTC at instant `ms`, in ms (local − UTC). */
-function offsetMs(tz: string, ms: number): number {
-  const p = localPartsOf(ms, tz);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
-}
 
 const dayCache = new Map<string, number>();
 
@@ -25,8 +19,8 @@ export function localDayStart(tz: string, ms: number): number {
   const cached = dayCache.get(key);
   if (cached !== undefined) return cached;
   const wallMidnight = Date.UTC(p.year, p.month - 1, p.day);
-  let start = wallMidnight - offsetMs(tz, wallMidnight);
-  start = wallMidnight - offsetMs(tz, start); // the offset at midnight itself (DST days)
+  let start = wallMidnight - zoneOffsetMs(wallMidnight, tz);
+  start = wallMidnight - zoneOffsetMs(start, tz); // the offset at midnight itself (DST days)
   if (dayCache.size > 10_000) dayCache.clear();
   dayCache.set(key, start);
   return start;

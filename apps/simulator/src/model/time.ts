@@ -4,8 +4,10 @@
  *
  * The zone offset comes from `Intl.DateTimeFormat` and is cached per zone and UTC hour (zone
  * offsets only change on hour boundaries in practice), so stepping a fleet costs one Intl call
- * per site per simulated hour.
+ * per site per simulated hour. The offset itself is the contract's `zoneOffsetMs`, the conversion the
+ * server and the console use.
  */
+import { zoneOffsetMs } from '@ess/contract';
 
 export interface LocalTime {
   year: number;
@@ -25,47 +27,15 @@ export interface LocalTime {
   offsetMs: number;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
 const offsets = new Map<string, number>();
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/** Offset of `timeZone` from UTC at instant `ms`, in ms (Asia/Shanghai → +8 h). */
-export function zoneOffsetMs(timeZone: string, ms: number): number {
+/** Offset of `timeZone` from UTC at instant `ms`, in ms, read once per zone and UTC hour. */
+function hourlyZoneOffsetMs(timeZone: string, ms: number): number {
   const hour = Math.floor(ms / 3_600_000);
   const key = `${timeZone}|${hour}`;
   const cached = offsets.get(key);
   if (cached !== undefined) return cached;
-  const at = hour * 3_600_000;
-  const parts: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(new Date(at))) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  }
-  const asUtc = Date.UTC(
-    parts.year!,
-    parts.month! - 1,
-    parts.day!,
-    parts.hour!,
-    parts.minute!,
-    parts.second!,
-  );
-  const offset = asUtc - at;
+  const offset = zoneOffsetMs(hour * 3_600_000, timeZone);
   if (offsets.size > 50_000) offsets.clear();
   offsets.set(key, offset);
   return offset;
@@ -73,7 +43,7 @@ export function zoneOffsetMs(timeZone: string, ms: number): number {
 
 /** Local calendar and clock fields of UTC instant `ms` in `timeZone`. */
 export function localTime(timeZone: string, ms: number): LocalTime {
-  const offsetMs = zoneOffsetMs(timeZone, ms);
+  const offsetMs = hourlyZoneOffsetMs(timeZone, ms);
   const local = ms + offsetMs;
   const d = new Date(local);
   const year = d.getUTCFullYear();
