@@ -477,6 +477,11 @@ export const alarmEvent = pgTable(
     uniqueIndex('alarm_event_msg_uq').on(t.gatewayId, t.msgId, t.msgIndex),
     index('alarm_event_site_ts_idx').on(t.siteId, t.ts),
     index('alarm_event_company_ts_idx').on(t.companyId, t.ts),
+    // Ingest looks for a stored, unlinked `disappear` of a newly raised alarm's key
+    // (devices/alarm-lifecycle.ts); only such rows are in this index, so it stays small.
+    index('alarm_event_unlinked_disappear_idx')
+      .on(t.deviceId, t.code, t.level, t.ts)
+      .where(sql`${t.kind} = 'disappear' AND ${t.alarmId} IS NULL`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "alarm_event_unlinked_disappear_idx" ON "alarm_event" USING btree ("device_id","code","level","ts") WHERE "alarm_event"."kind" = 'disappear' AND "alarm_event"."alarm_id" IS NULL;
