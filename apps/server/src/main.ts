@@ -30,17 +30,21 @@ async function main(): Promise<void> {
     await ensurePartitions(database.db, log);
     const dropped = await dropExpiredPartitions(database.db, config.telemetryRetentionDays);
     if (dropped.length) log.info({ dropped }, 'expired telemetry partitions dropped');
+  };
+  // Log retention runs in the background (first run after listen): a large first purge must not
+  // hold up the start.
+  const purgeLogs = async () => {
     const purged = await purgeExpiredLogs(database.db, config.logRetention);
     if (purged.operationLog || purged.connectionLog || purged.sentMail) {
       log.info({ purged }, 'log rows past their retention deleted');
     }
   };
   await maintainPartitions();
-  const partitionTimer = setInterval(
-    () => void maintainPartitions().catch((err) => log.error({ err })),
-    12 * 3600_000,
-  );
-  partitionTimer.unref();
+  const maintenanceTimer = setInterval(() => {
+    void maintainPartitions().catch((err) => log.error({ err }));
+    void purgeLogs().catch((err) => log.error({ err }));
+  }, 12 * 3600_000);
+  maintenanceTimer.unref();
 
   const devices = new DeviceService(database.db, log, {
     mqttUrl: config.mqttUrl,
@@ -84,6 +88,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   const address = await app.listen({ port: config.port, host: config.host });
+  void purgeLogs().catch((err) => log.error({ err }));
   log.info(
     `ESS Console is ready: open ${address.replace('0.0.0.0', 'localhost')} and sign in (admin / admin123 by default).`,
   );

@@ -1,6 +1,6 @@
 /**
- * Retention of the growing log tables, run at start and twice a day beside the telemetry
- * partition job (main.ts):
+ * Retention of the growing log tables, run in the background after the server listens and twice
+ * a day beside the telemetry partition job (main.ts):
  *
  * - `operation_log` (who changed what, sign-in attempts) and `device_connection_log` (gateway
  *   online/offline changes): rows older than `LOG_RETENTION_DAYS` (default 365) are deleted. The
@@ -10,7 +10,8 @@
  *   queued and failed mails are never deleted (they are still to be delivered, issue 4).
  *
  * Rows go in batches of {@link BATCH_ROWS} so a first run over a large table never holds one long
- * transaction; each batch uses the table's timestamp index.
+ * transaction. The log tables are read by their `ts` index (`device_connection_log` has only
+ * `(device_id, ts)`: gateway state changes are few); the outbox by its `(state, …)` index.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from './database';
