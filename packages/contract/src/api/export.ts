@@ -118,11 +118,6 @@ export function missingPrerequisite(choices: Partial<ExportChoices>, field: Expo
   return null;
 }
 
-/** Energy registers (counter points) of every device type, in the order of docs/device-protocol.md. */
-export const ENERGY_REGISTERS: readonly string[] = [
-  ...new Set(DEVICE_TYPES.flatMap((t) => POINTS[t].filter((p) => p.counter).map((p) => p.name))),
-];
-
 /** Names of the daily energy of each register (kWh per site-local day), for headers and the form. */
 export const ENERGY_ITEM_LABELS: Record<Lang, Record<string, string>> = {
   zh: {
@@ -155,6 +150,12 @@ export function exportItemsFor(
     POINTS[t].filter((p) => type === 'raw' || p.counter).map((p) => p.name),
   );
   return [...new Set(names)];
+}
+
+/** At most {@link EXPORT_MAX_ENTRIES} distinct devices (spec §9): 3131 otherwise. */
+export function checkExportEntries(deviceIds: readonly number[]): ExportIssue | null {
+  if (new Set(deviceIds).size <= EXPORT_MAX_ENTRIES) return null;
+  return { code: ErrorCode.EXPORT_TOO_MANY_ENTRIES, params: { max: EXPORT_MAX_ENTRIES }, field: 'deviceIds' };
 }
 
 /**
@@ -192,14 +193,8 @@ export function checkExportRequest(choices: Partial<ExportChoices>, nowMs: numbe
       if (issue) return issue;
     }
   }
-  const deviceIds = choices.deviceIds ?? [];
-  if (new Set(deviceIds).size > EXPORT_MAX_ENTRIES) {
-    return {
-      code: ErrorCode.EXPORT_TOO_MANY_ENTRIES,
-      params: { max: EXPORT_MAX_ENTRIES },
-      field: 'deviceIds',
-    };
-  }
+  const tooMany = checkExportEntries(choices.deviceIds ?? []);
+  if (tooMany) return tooMany;
   const items = choices.items ?? [];
   if (items.length === 0) return { code: ErrorCode.EXPORT_DATA_REQUIRED, params: {}, field: 'items' };
   const allowed = new Set(exportItemsFor(choices.type as ExportType));

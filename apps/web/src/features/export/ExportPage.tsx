@@ -13,11 +13,13 @@
  * `export-submit`, `export-cancel`, `export-progress`, `export-done`.
  */
 import {
+  checkExportEntries,
   checkExportRange,
   checkExportRequest,
   DEVICE_TYPES,
   ENERGY_ITEM_LABELS,
   ErrorCode,
+  EXPORT_MAX_DAYS,
   EXPORT_MAX_ENTRIES,
   EXPORT_PREREQUISITES,
   EXPORT_TYPES,
@@ -36,9 +38,11 @@ import type { Dayjs } from 'dayjs';
 import dayjs from 'dayjs';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { typeLabel } from '@/features/devices/labels';
 import { failureText } from '@/shared/api/client';
 import { isApiError } from '@/shared/api/errors';
 import { showError, showSuccess } from '@/shared/feedback';
+import { formatNumber } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import {
   type DownloadProgress,
@@ -147,14 +151,7 @@ export default function ExportPage() {
       const issue = checkExportRange(range[0].valueOf(), range[1].valueOf(), Date.now());
       if (issue) return issue;
     }
-    if (new Set(deviceIds).size > EXPORT_MAX_ENTRIES) {
-      return {
-        code: ErrorCode.EXPORT_TOO_MANY_ENTRIES,
-        params: { max: EXPORT_MAX_ENTRIES },
-        field: 'deviceIds',
-      };
-    }
-    return null;
+    return checkExportEntries(deviceIds);
   })();
 
   /** What a field shows under it: a rule it breaks, else the missing prerequisite when disabled. */
@@ -232,7 +229,7 @@ export default function ExportPage() {
         {t('export.title')}
       </Typography.Title>
       <Typography.Paragraph type="secondary" className="export-page__hint">
-        {t('export.hint', { max: EXPORT_MAX_ENTRIES, days: 7 })}
+        {t('export.hint', { max: EXPORT_MAX_ENTRIES, days: EXPORT_MAX_DAYS })}
       </Typography.Paragraph>
       <Form layout="vertical" className="export-form" key={i18n.language}>
         <Form.Item label={t('export.agent')} validateStatus={agentState.status} help={agentState.help}>
@@ -323,7 +320,7 @@ export default function ExportPage() {
             optionFilterProp="label"
             options={(devices.data ?? []).map((d) => ({
               value: d.id,
-              label: `${d.sn} · ${t(`devices.type.${d.type}`)}`,
+              label: `${d.sn} · ${typeLabel(t, d.type)}`,
             }))}
             onChange={(value: number[]) => {
               setDeviceIds(value);
@@ -378,14 +375,14 @@ export default function ExportPage() {
               ? t('export.preparing')
               : t('export.receiving', {
                   size: formatBytes(progress.bytes),
-                  rows: progress.rows.toLocaleString(),
+                  rows: formatNumber(progress.rows, 0),
                 })}
           </Typography.Text>
         </div>
       )}
       {done && (
         <Typography.Paragraph className="export-done" data-testid="export-done">
-          {t('export.savedAs', { name: done.fileName, rows: (done.rows ?? 0).toLocaleString() })}
+          {t('export.savedAs', { name: done.fileName, rows: formatNumber(done.rows ?? 0, 0) })}
         </Typography.Paragraph>
       )}
     </div>
