@@ -22,6 +22,7 @@ import {
   DEFAULT_VALLEY_PRICE_CNY_PER_KWH,
   type DeviceType,
   ErrorCode,
+  localTimeOf,
   type MapCell,
   type OfflineReason,
   PUBLIC_MAP_CELL_DEG,
@@ -362,7 +363,7 @@ export class ScreenService {
       this.siteCurve(siteId, timezone),
       this.siteAlarms(siteId),
     ]);
-    const today = new Date().toLocaleDateString('sv-SE', { timeZone: timezone });
+    const today = localTimeOf(Date.now(), timezone).date;
     let prices = dayPrices(null, today);
     try {
       prices = dayPrices((row.scheme ?? null) as TouSchemeDocument | null, today);
