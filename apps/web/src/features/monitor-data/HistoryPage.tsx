@@ -18,6 +18,7 @@ import {
   pointUnit,
   type SeriesKey,
   type TimeRange,
+  type TimeRangeIssue,
 } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, DatePicker, Empty, Segmented, Select, Skeleton, Table, Tabs, Tag } from 'antd';
@@ -81,14 +82,14 @@ function resolutionText(t: T, r: HistoryResolution): string {
   return t(key[r]);
 }
 
-/** Range picker: preset kind + anchor day, or a custom span of days. Reports the range, or the code of the broken rule (3120–3122). */
+/** Range picker: preset kind + anchor day, or a custom span of days. Reports the range, and the rule it breaks (3120–3122) if any. */
 function RangeField({
   kinds,
   onChange,
   testId,
 }: {
   kinds: readonly RangeKind[];
-  onChange: (range: TimeRange | null, error: string | null) => void;
+  onChange: (range: TimeRange | null, issue: TimeRangeIssue | null) => void;
   testId: string;
 }) {
   const { t } = useTranslation();
@@ -100,7 +101,7 @@ function RangeField({
       kind === 'custom' ? (custom ? customRange(custom[0], custom[1]) : null) : presetRange(kind, anchor);
     if (!range) return onChange(null, null);
     const issue = checkTimeRange(range, { maxDays: HISTORY_MAX_DAYS, nowMs: Date.now() });
-    onChange(range, issue ? `${issue.code}` : null);
+    onChange(range, issue);
   }, [kind, anchor, custom, onChange]);
   return (
     <span className="md-range">
@@ -133,10 +134,10 @@ function CurvesTab({ devices, timeZone }: { devices: PickDevice[]; timeZone?: st
   const { t } = useTranslation();
   const [selected, setSelected] = useState<string[]>([]);
   const [range, setRange] = useState<TimeRange | null>(null);
-  const [rangeError, setRangeError] = useState<string | null>(null);
+  const [rangeError, setRangeError] = useState<TimeRangeIssue | null>(null);
   const [query, setQuery] = useState<{ keys: SeriesKey[]; range: TimeRange } | null>(null);
   const onRange = useMemo(
-    () => (r: TimeRange | null, e: string | null) => {
+    () => (r: TimeRange | null, e: TimeRangeIssue | null) => {
       setRange(r);
       setRangeError(e);
     },
@@ -204,7 +205,7 @@ function CurvesTab({ devices, timeZone }: { devices: PickDevice[]; timeZone?: st
         <Alert
           type="error"
           showIcon
-          title={catalogueText(Number(rangeError)).replace('{maxDays}', String(HISTORY_MAX_DAYS))}
+          title={catalogueText(rangeError.code, rangeError.params)}
           data-testid="history-range-error"
         />
       )}
@@ -336,7 +337,7 @@ function CompareTab({ devices }: { devices: PickDevice[] }) {
           onChange={(v) => v && setB(v)}
         />
       </div>
-      {issue && <Alert type="error" showIcon title={catalogueText(issue.code)} />}
+      {issue && <Alert type="error" showIcon title={catalogueText(issue.code, issue.params)} />}
       {data && (
         <div className="md-summary">
           <Tag color="blue" data-testid="compare-resolution">

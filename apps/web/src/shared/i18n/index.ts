@@ -89,9 +89,12 @@ export function validationText(key: ValidationMessageKey): string {
   return validationMessages[key][currentLang()];
 }
 
-/** The catalogue text of an answer code in the current language; 'Error' for unknown codes (spec §8). */
-export function catalogueText(code: number): string {
-  return errorMessage(code, currentLang());
+/**
+ * The catalogue text of an answer code in the current language, its `{placeholders}` filled from
+ * `params` (e.g. `{maxDays}`); 'Error' for unknown codes (spec §8).
+ */
+export function catalogueText(code: number, params?: Record<string, string | number>): string {
+  return errorMessage(code, currentLang(), params);
 }
 
 /**
