@@ -21,6 +21,9 @@ import type { ConnectionTracker } from './connection-tracker';
 import type { DeviceDirectory } from './device-directory';
 
 /** What a transport must offer to send a command. */
+/** Detail of the 3035 a command answers when the device sent no reply in time. */
+export const NO_REPLY = 'no reply';
+
 export type Publish = (topic: string, payload: string, options: { qos: 1; retain: boolean }) => Promise<void>;
 
 interface Waiting {
@@ -59,7 +62,7 @@ export class CommandService {
     const reply = new Promise<ReplyPayload>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(command.id);
-        reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, 'no reply'));
+        reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, NO_REPLY));
       }, this.timeoutMs);
       timer.unref();
       this.waiting.set(command.id, { resolve, reject, timer });

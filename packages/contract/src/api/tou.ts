@@ -106,7 +106,7 @@ export const touPushRowSchema = z.object({
   pushedVersion: z.number().int().nullable(),
   /** pending: waiting to be sent (gateway offline); sent: waiting for the EMS's reply. */
   state: z.enum(TOU_PUSH_STATES),
-  /** Why it failed (the EMS's refusal, "timeout", or the error text). */
+  /** Why it failed: "refused" or "timeout" (the console translates these), else the EMS's own text. */
   reason: z.string().nullable(),
   /** ISO 8601 times, null until they happen. */
   requestedAt: z.string().nullable(),

@@ -28,6 +28,7 @@
  * The site's gateway is its device without a gateway of its own, an EMS first (lowest id).
  * Background sends never throw: failures are stored on the row and logged.
  */
+
 import {
   type CommandName,
   ErrorCode,
@@ -39,6 +40,7 @@ import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database';
 import { device, site, touPush, touScheme } from '../../db/schema';
+import { NO_REPLY } from '../../devices/commands';
 import type { DeviceService } from '../../devices/device-service';
 import { ApiError } from '../../http/api-error';
 import { type CompanyScope, inScope } from '../../tenancy/company-scope';
@@ -380,7 +382,7 @@ export class TouPushService {
       if (!reply.ok) failure = reply.error?.trim() || 'refused';
     } catch (err) {
       if (err instanceof ApiError && err.code === ErrorCode.DEVICE_OFFLINE) offline = true;
-      else if (err instanceof ApiError && err.detail === 'no reply') failure = 'timeout';
+      else if (err instanceof ApiError && err.detail === NO_REPLY) failure = 'timeout';
       else failure = (err instanceof ApiError ? err.detail : undefined) ?? (err as Error).message;
     }
     // This send's row only: still sent, same scheme, version and attempt.

@@ -118,7 +118,13 @@ function PushState({ row }: { row: TouPushRow }) {
           {t('tou.push.appliedAt', { time: formatDateTime(Date.parse(row.appliedAt)) })}
         </span>
       )}
-      {row.state === 'failed' && row.reason && <span className="tou-field-issue">{row.reason}</span>}
+      {row.state === 'failed' && row.reason && (
+        <span className="tou-field-issue">
+          {row.reason === 'timeout' || row.reason === 'refused'
+            ? t(`tou.push.reasons.${row.reason}`)
+            : row.reason}
+        </span>
+      )}
     </span>
   );
 }

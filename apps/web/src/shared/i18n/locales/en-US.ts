@@ -879,6 +879,7 @@ const enUS: Resources = {
       state: 'State',
       states: { pending: 'Pending', sent: 'Sent, awaiting reply', applied: 'Applied', failed: 'Failed' },
       appliedAt: 'applied {{time}}',
+      reasons: { timeout: 'the EMS did not answer within 10 s', refused: 'the EMS refused the scheme' },
       version: 'Version',
       versionOf: 'v{{pushed}} / v{{current}}',
       requestedAt: 'Requested',

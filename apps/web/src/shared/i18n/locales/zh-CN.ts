@@ -864,6 +864,8 @@ const zhCN = {
       state: '状态',
       states: { pending: '等待下发', sent: '已发送，等待确认', applied: '已生效', failed: '下发失败' },
       appliedAt: '{{time}} 生效',
+      /** Failure reasons the server records itself; any other reason is the EMS's own text. */
+      reasons: { timeout: 'EMS 未在 10 秒内应答', refused: 'EMS 拒绝了该方案' },
       version: '版本',
       versionOf: 'v{{pushed}} / v{{current}}',
       requestedAt: '请求时间',
