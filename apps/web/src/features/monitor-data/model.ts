@@ -5,7 +5,6 @@
  */
 import {
   type DeviceType,
-  HISTORY_MAX_DAYS,
   type PickDevice,
   pointLabel,
   pointUnit,
@@ -54,5 +53,3 @@ export function presetRange(kind: Exclude<RangeKind, 'custom'>, anchor: Dayjs): 
 export function customRange(from: Dayjs, to: Dayjs): TimeRange {
   return { startMs: from.startOf('day').valueOf(), endMs: to.startOf('day').add(1, 'day').valueOf() };
 }
-
-export { HISTORY_MAX_DAYS };

@@ -4,12 +4,13 @@
  * the site's data is there; otherwise a loading, "no site", "site not found" or failure notice.
  * Test hooks: `screen-site-picker`, `screen-site-name`, `screen-live` (`data-status`).
  */
+
 import { ErrorCode } from '@ess/contract';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { catalogueText } from '@/shared/i18n';
-import { HOME_PATH } from '@/shared/routing';
-import { SCREEN_KEYS, SCREEN_PATHS, type ScreenKey, SITE_PARAM } from '../paths';
+import { BIG_SCREEN_PATHS, HOME_PATH } from '@/shared/routing';
+import { SCREEN_KEYS, type ScreenKey, SITE_PARAM } from '../paths';
 import { type SiteScreen, useSiteScreen } from '../useSiteScreen';
 import { Stage } from './Stage';
 
@@ -28,7 +29,7 @@ export function SiteScreenFrame({
   const tabs = SCREEN_KEYS.map((key) => ({
     key,
     label: t(`bigscreen.tab.${key}`),
-    to: `${SCREEN_PATHS[key]}${query}`,
+    to: `${BIG_SCREEN_PATHS[key]}${query}`,
     active: key === screen,
   }));
   const picker = (

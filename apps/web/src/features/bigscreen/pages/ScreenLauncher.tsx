@@ -4,15 +4,16 @@
  * with the full-screen route (outside the frame; the screen's "Open console" link and the
  * browser's Back return). Decision in docs/architecture.md "Big screens".
  */
+
 import { Navigate, useLocation } from 'react-router';
-import { COCKPIT_PATH } from '@/shared/routing';
-import { SCREEN_PATHS, type ScreenKey } from '../paths';
+import { BIG_SCREEN_PATHS, COCKPIT_PATH } from '@/shared/routing';
+import type { ScreenKey } from '../paths';
 
 /** The view of one menu page: redirects to its screen, keeping the query (e.g. `?siteId=`). */
 export function screenLauncher(screen: ScreenKey | 'cockpit') {
   return function ScreenLauncher() {
     const { search } = useLocation();
-    const to = screen === 'cockpit' ? COCKPIT_PATH : SCREEN_PATHS[screen];
+    const to = screen === 'cockpit' ? COCKPIT_PATH : BIG_SCREEN_PATHS[screen];
     return <Navigate to={`${to}${search}`} replace />;
   };
 }

@@ -5,6 +5,7 @@
  * Test hooks: `syf-site`, `syf-devices` (rows `syf-device-<sn>`).
  */
 import { useTranslation } from 'react-i18next';
+import { typeLabel } from '@/features/devices/labels';
 import { formatDateTime, formatNumber } from '@/shared/format';
 import { currentLang, localeOf } from '@/shared/i18n';
 import { OnlineTag } from '../components/common';
@@ -86,7 +87,7 @@ export default function SyfsysScreen() {
                   {devices.map((d) => (
                     <tr key={d.id} data-testid={`syf-device-${d.sn}`}>
                       <td>
-                        {t(`bigscreen.type.${d.type}`)}
+                        {typeLabel(t, d.type)}
                         {d.isGateway ? ` · ${t('bigscreen.syf.gateway')}` : ''}
                       </td>
                       <td>{d.sn}</td>

@@ -950,15 +950,6 @@ const enUS: Resources = {
       dhxx: 'Environment monitor',
       syfsys: 'System information',
     },
-    type: {
-      ems: 'EMS',
-      pcs: 'PCS',
-      bms: 'BMS',
-      meter: 'Meter',
-      pv: 'PV inverter',
-      air_conditioner: 'Air conditioner',
-      env_sensor: 'Environment sensor',
-    },
     flow: {
       title: 'Energy flow',
       grid: 'Grid',

@@ -936,15 +936,6 @@ const zhCN = {
       dhxx: '动环监控',
       syfsys: '系统信息',
     },
-    type: {
-      ems: 'EMS',
-      pcs: 'PCS',
-      bms: 'BMS',
-      meter: '电表',
-      pv: '光伏逆变器',
-      air_conditioner: '空调',
-      env_sensor: '环境传感器',
-    },
     flow: {
       title: '能量流向',
       grid: '电网',
