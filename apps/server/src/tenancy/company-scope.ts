@@ -16,13 +16,14 @@
  * Queries call `dataScopeOf` (or `companyScope` for the company part) once per request and use
  * the condition builders below; a row outside the scope answers as if it did not exist.
  */
-import type { DataScopeKind } from '@ess/contract';
+import { type DataScopeKind, ErrorCode } from '@ess/contract';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { AuthContext } from '../auth/session-service';
 import type { Db } from '../db/database';
 import { rowsOf } from '../db/rows';
-import { company, employee, employeeRole, role } from '../db/schema';
+import { company, employee, employeeRole, role, site } from '../db/schema';
+import { ApiError } from '../http/api-error';
 
 /** `all`, or the ids of the companies the caller may see. */
 export type CompanyScope = { all: true } | { all: false; companyIds: number[] };
@@ -182,4 +183,14 @@ export function departmentInScope(
         : [scope.ownDepartmentId]
       : scope.departmentIds;
   return and(byCompany, inArray(columns.id, ids.length ? ids : [-1]));
+}
+
+/** The site row if it is in `scope`; 3036 otherwise (a site outside answers as if absent). */
+export async function requireSiteInScope(db: Db, scope: CompanyScope, siteId: number) {
+  const [row] = await db
+    .select()
+    .from(site)
+    .where(and(eq(site.id, siteId), inScope(scope, site.companyId)));
+  if (!row) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+  return row;
 }

@@ -39,7 +39,7 @@ import ExcelJS from 'exceljs';
 import type { Db } from '../../db/database';
 import { rowsOf } from '../../db/rows';
 import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
+import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../tenancy/company-scope';
 import { dailyEnergySql } from '../dashboard/energy';
 import { exportTexts } from './export-texts';
 
@@ -116,12 +116,7 @@ export class ExportService {
 
   /** Devices of an in-scope site (3036 otherwise), EMS first, then by type and SN. */
   async devices(scope: CompanyScope, siteId: number): Promise<ExportDevice[]> {
-    const [siteRow] = rowsOf<{ id: number }>(
-      await this.db.execute(
-        sql`SELECT id FROM site WHERE id = ${siteId} AND ${inScopeSql(scope, 'company_id')}`,
-      ),
-    );
-    if (!siteRow) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+    await requireSiteInScope(this.db, scope, siteId);
     const rows = rowsOf<{ id: number; sn: string; type: DeviceType; model: string | null }>(
       await this.db.execute(sql`
         SELECT id, sn, type, model FROM device

@@ -37,7 +37,7 @@ import type { Db } from '../../db/database';
 import { rowsOf } from '../../db/rows';
 import { localDayStart } from '../../devices/rollup-buckets';
 import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
+import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../tenancy/company-scope';
 import { dailyEnergySql } from '../dashboard/energy';
 import { readSeries, type SeriesDevice, type SeriesRequest, type SourceChoice } from './history-query';
 
@@ -316,12 +316,8 @@ export class MonitorService {
    */
   async energy(scope: CompanyScope, input: Omit<EnergyRequest, 'userInfo'>): Promise<EnergyData> {
     const range = this.range(input);
-    const [site] = rowsOf<{ id: number; timezone: string }>(
-      await this.db.execute(sql`
-        SELECT id, timezone FROM site WHERE id = ${input.siteId} AND ${inScopeSql(scope, 'company_id')}`),
-    );
-    if (!site) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
-    const tz = String(site.timezone);
+    const site = await requireSiteInScope(this.db, scope, input.siteId);
+    const tz = site.timezone;
     if (input.deviceId !== undefined) {
       const [dev] = rowsOf<{ id: number }>(
         await this.db.execute(sql`

@@ -20,7 +20,13 @@ import { likePattern } from '../../db/like';
 import { company, device, site, touPush, touScheme } from '../../db/schema';
 import { isUniqueViolation } from '../../db/unique-violation';
 import { ApiError } from '../../http/api-error';
-import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../tenancy/company-scope';
+import {
+  type CompanyScope,
+  companyTree,
+  inScope,
+  requireSiteInScope,
+  scopeIncludes,
+} from '../../tenancy/company-scope';
 import { deviceSecretHash, newDeviceSecret } from './device-secret';
 
 export interface Page {
@@ -115,13 +121,8 @@ export class RegistryService {
   }
 
   /** The site if it is in scope; 3036 otherwise. */
-  async requireSite(scope: CompanyScope, id: number) {
-    const [row] = await this.db
-      .select()
-      .from(site)
-      .where(and(eq(site.id, id), inScope(scope, site.companyId)));
-    if (!row) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
-    return row;
+  requireSite(scope: CompanyScope, id: number) {
+    return requireSiteInScope(this.db, scope, id);
   }
 
   /** Creates a site; 6000 company outside scope or missing, 3039 code taken. */
