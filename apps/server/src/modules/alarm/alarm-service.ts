@@ -24,12 +24,11 @@ import {
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { likePattern } from '../../db/like';
-import { rowsOf } from '../../db/rows';
+import { numOrNull, rowsOf } from '../../db/rows';
 import { ApiError } from '../../http/api-error';
 import { type CompanyScope, type DataScope, inScopeSql } from '../../tenancy/company-scope';
 
 const num = (v: unknown): number => Number(v);
-const msOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 /** The history's range when the request names none: the last 30 days (docs/api.md "Alarms"). */
 export const HISTORY_DEFAULT_DAYS = 30;
@@ -133,7 +132,7 @@ export class AlarmService {
         code: String(r.code),
         level: r.level as AlarmLifecycleRow['level'],
         content: String(r.content),
-        value: msOrNull(r.value),
+        value: numOrNull(r.value),
         producedAt: Math.round(num(r.produced_at)),
         clearedAt: r.cleared_at === null ? null : Math.round(num(r.cleared_at)),
         clearContent: strOrNull(r.clear_content),
@@ -278,7 +277,7 @@ export class AlarmService {
         level: strOrNull(r.level) as AlarmHistoryRow['level'],
         content: strOrNull(r.content),
         reason: strOrNull(r.reason),
-        alarmId: msOrNull(r.alarm_id),
+        alarmId: numOrNull(r.alarm_id),
         alarmActive: r.alarm_active === null || r.alarm_active === undefined ? null : Boolean(r.alarm_active),
         ackAt: r.ack_at === null ? null : Math.round(num(r.ack_at)),
         ackBy: strOrNull(r.ack_by),

@@ -9,16 +9,13 @@
 import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
+import { numOrNull, numOrZero, rowsOf } from '../../db/rows';
 import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
 import { activeAlarmsSql } from '../alarm/active-alarms';
 import { dailyEnergySql } from './energy';
 
 /** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
 export const FLEET_TIMEZONE = 'Asia/Shanghai';
-
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export class DashboardService {
   constructor(private readonly db: Db) {}
@@ -49,9 +46,9 @@ export class DashboardService {
     const power = perSite.map((s) => (s.online ? (s.batteryPowerKw ?? 0) : 0));
     return {
       sites: perSite.length,
-      devices: num(counts?.devices),
-      gatewaysOnline: num(counts?.online),
-      gatewaysOffline: num(counts?.offline),
+      devices: numOrZero(counts?.devices),
+      gatewaysOnline: numOrZero(counts?.online),
+      gatewaysOffline: numOrZero(counts?.offline),
       capacityKwh: round(perSite.reduce((n, s) => n + s.capacityKwh, 0)),
       ratedPowerKw: round(perSite.reduce((n, s) => n + s.ratedPowerKw, 0)),
       batteryPowerKw: round(power.reduce((n, p) => n + p, 0)),
@@ -119,22 +116,22 @@ export class DashboardService {
       LEFT JOIN active ON active.site_id = s.id
       ORDER BY s.id`);
     return rowsOf<Record<string, unknown>>(result).map((r) => ({
-      siteId: num(r.id),
+      siteId: numOrZero(r.id),
       code: String(r.code),
       name: String(r.name),
       companyName: String(r.company_name),
       online: Boolean(r.online),
       offlineReason: (r.offline_reason ?? null) as SiteStatus['offlineReason'],
       lastSeenAt: numOrNull(r.last_seen_at),
-      capacityKwh: round(num(r.capacity_kwh)),
-      ratedPowerKw: round(num(r.rated_power_kw)),
+      capacityKwh: round(numOrZero(r.capacity_kwh)),
+      ratedPowerKw: round(numOrZero(r.rated_power_kw)),
       socPct: r.soc === null || r.soc === undefined ? null : round(Number(r.soc)),
       batteryPowerKw:
         r.battery_kw === null || r.battery_kw === undefined ? null : round(Number(r.battery_kw)),
       gridPowerKw: r.grid_kw === null || r.grid_kw === undefined ? null : round(Number(r.grid_kw)),
-      todayChargeKwh: round(Math.max(0, num(r.charge_kwh))),
-      todayDischargeKwh: round(Math.max(0, num(r.discharge_kwh))),
-      activeAlarms: num(r.active_alarms),
+      todayChargeKwh: round(Math.max(0, numOrZero(r.charge_kwh))),
+      todayDischargeKwh: round(Math.max(0, numOrZero(r.discharge_kwh))),
+      activeAlarms: numOrZero(r.active_alarms),
     }));
   }
 
@@ -156,7 +153,7 @@ export class DashboardService {
       const battery = numOrNull(r.battery);
       const grid = numOrNull(r.grid);
       const pv = numOrNull(r.pv);
-      curve.ts.push(num(r.ts));
+      curve.ts.push(numOrZero(r.ts));
       curve.batteryKw.push(battery === null ? null : round(battery));
       curve.gridKw.push(grid === null ? null : round(grid));
       curve.pvKw.push(pv === null ? null : round(pv));
@@ -176,11 +173,11 @@ export class DashboardService {
       WHERE ${inScopeSql(scope, 'a.company_id')}
       ORDER BY a.ts DESC, a.id DESC LIMIT ${limit}`);
     return rowsOf<Record<string, unknown>>(result).map((r) => ({
-      id: num(r.id),
-      siteId: num(r.site_id),
+      id: numOrZero(r.id),
+      siteId: numOrZero(r.site_id),
       siteName: String(r.site_name),
       deviceSn: String(r.sn),
-      ts: num(r.ts),
+      ts: numOrZero(r.ts),
       kind: r.kind as AlarmRow['kind'],
       code: String(r.code),
       level: r.level as AlarmRow['level'],

@@ -37,7 +37,7 @@ import {
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
+import { numOrNull, rowsOf } from '../../db/rows';
 import { ApiError } from '../../http/api-error';
 import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../tenancy/company-scope';
 import { dailyEnergySql } from '../dashboard/energy';
@@ -76,7 +76,6 @@ export interface WriteOptions {
 const FORM_ORDER: ExportField[] = ['agentId', 'time', 'siteId', 'type', 'deviceIds', 'items'];
 /** The row's exact time as a key for the next batch (microseconds, UTC). */
 const KEY_SQL = `to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export class ExportService {
   constructor(private readonly db: Db) {}
@@ -276,7 +275,7 @@ export class ExportService {
               ORDER BY ts LIMIT ${batchRows}`),
           );
           for (const r of rows) {
-            sheet.addRow([String(r.t), ...points.map((_, i) => num(r[`p${i}`]))]).commit();
+            sheet.addRow([String(r.t), ...points.map((_, i) => numOrNull(r[`p${i}`]))]).commit();
           }
           written += rows.length;
           if (rows.length) after = String(rows[rows.length - 1]!.key);
@@ -373,7 +372,7 @@ export class ExportService {
               String(r.code),
               texts.alarmLevels[r.level as (typeof ALARM_LEVELS)[number]] ?? String(r.level),
               String(r.content),
-              num(r.value),
+              numOrNull(r.value),
             ])
             .commit();
         }

@@ -23,7 +23,7 @@ import {
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
+import { numOrNull, rowsOf } from '../../db/rows';
 import { bucketStart } from '../../devices/rollup-buckets';
 
 /** A device whose points are read: id, labels and the site's time zone (day buckets). */
@@ -250,14 +250,13 @@ async function seriesInRange(
               WHERE device_id = ${req.device.id} AND ts >= to_timestamp(${from / 1000}) AND ts < to_timestamp(${to / 1000})) x`),
     );
     if (!edge) continue;
-    const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
     req.points.forEach((_, i) => {
       addStats(
         totals[i]!,
         Number(edge[`n${i}`] ?? 0),
         Number(edge[`s${i}`] ?? 0),
-        orNull(edge[`lo${i}`]),
-        orNull(edge[`hi${i}`]),
+        numOrNull(edge[`lo${i}`]),
+        numOrNull(edge[`hi${i}`]),
       );
     });
   }

@@ -36,7 +36,7 @@ import {
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
+import { numOrNull, numOrZero, rowsOf } from '../../db/rows';
 import { ApiError } from '../../http/api-error';
 import { type CompanyScope, inScopeSql, scopeIncludes } from '../../tenancy/company-scope';
 import { activeAlarmsSql } from '../alarm/active-alarms';
@@ -46,8 +46,6 @@ import { dailyEnergySql, ENERGY_POINTS } from '../dashboard/energy';
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
 export const PUBLIC_CACHE_MS = 5000;
 
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const round = (v: number, digits = 2): number => {
   const f = 10 ** digits;
   return Math.round(v * f) / f;
@@ -224,7 +222,10 @@ export class ScreenService {
         SELECT id, latitude, longitude FROM site WHERE ${inScopeSql(scope, 'company_id')}`),
     );
     return new Map(
-      rows.map((r) => [num(r.id), { latitude: numOrNull(r.latitude), longitude: numOrNull(r.longitude) }]),
+      rows.map((r) => [
+        numOrZero(r.id),
+        { latitude: numOrNull(r.latitude), longitude: numOrNull(r.longitude) },
+      ]),
     );
   }
 
@@ -251,17 +252,17 @@ export class ScreenService {
         SELECT s.id AS site_id, t.document FROM site s JOIN tou_scheme t ON t.id = s.tou_scheme_id
         WHERE ${inScopeSql(scope, 's.company_id')}`),
     );
-    const docs = new Map(schemes.map((r) => [num(r.site_id), r.document as TouSchemeDocument]));
+    const docs = new Map(schemes.map((r) => [numOrZero(r.site_id), r.document as TouSchemeDocument]));
     const out = new Map<number, SiteEnergy>();
     for (const [siteId] of docs) {
       out.set(siteId, { ...emptyEnergy(), byScheme: true });
     }
     for (const r of rows) {
-      const siteId = num(r.site_id);
+      const siteId = numOrZero(r.site_id);
       const doc = docs.get(siteId) ?? null;
       const e = out.get(siteId) ?? { ...emptyEnergy(), byScheme: doc !== null };
-      const charge = num(r.charge);
-      const discharge = num(r.discharge);
+      const charge = numOrZero(r.charge);
+      const discharge = numOrZero(r.discharge);
       let revenue = 0;
       try {
         const { peak, valley } = dayPrices(doc, String(r.day));
@@ -291,7 +292,7 @@ export class ScreenService {
         FROM ${activeAlarmsSql(inScopeSql(scope, 'a.company_id'))} x GROUP BY x.level`),
     );
     const out: Record<AlarmLevel, number> = { warning: 0, fault: 0 };
-    for (const r of rows) if (r.level === 'warning' || r.level === 'fault') out[r.level] = num(r.n);
+    for (const r of rows) if (r.level === 'warning' || r.level === 'fault') out[r.level] = numOrZero(r.n);
     return out;
   }
 
@@ -304,7 +305,7 @@ export class ScreenService {
         FROM site s WHERE ${inScopeSql(scope, 's.company_id')} ORDER BY s.code`),
     );
     return rows.map((r) => ({
-      siteId: num(r.id),
+      siteId: numOrZero(r.id),
       code: String(r.code),
       name: String(r.name),
       online: Boolean(r.online),
@@ -321,7 +322,8 @@ export class ScreenService {
         FROM site s JOIN company c ON c.id = s.company_id LEFT JOIN tou_scheme t ON t.id = s.tou_scheme_id
         WHERE s.id = ${siteId}`),
     );
-    if (!row || !scopeIncludes(scope, num(row.company_id))) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+    if (!row || !scopeIncludes(scope, numOrZero(row.company_id)))
+      throw new ApiError(ErrorCode.SITE_NOT_FOUND);
     const timezone = String(row.timezone);
     const devices = rowsOf<Record<string, unknown>>(
       await this.db.execute(sql`
@@ -339,7 +341,7 @@ export class ScreenService {
         WHERE d.site_id = ${siteId} ORDER BY d.gateway_id IS NOT NULL, d.type, d.sn`),
     ).map(
       (r): ScreenDevice => ({
-        id: num(r.id),
+        id: numOrZero(r.id),
         sn: String(r.sn),
         type: r.type as DeviceType,
         model: (r.model ?? null) as string | null,
@@ -350,7 +352,7 @@ export class ScreenService {
         online: Boolean(r.online),
         offlineReason: (r.offline_reason ?? null) as OfflineReason | null,
         lastSeenAt: numOrNull(r.last_seen_at),
-        registeredAt: num(r.created_at),
+        registeredAt: numOrZero(r.created_at),
         firstDataAt: numOrNull(r.first_data_at),
         ts: numOrNull(r.ts),
         points: (r.points ?? {}) as Record<string, number>,
@@ -374,7 +376,7 @@ export class ScreenService {
       round(devices.filter((d) => d.type === type).reduce((n, d) => n + (d[field] ?? 0), 0));
     return {
       site: {
-        id: num(row.id),
+        id: numOrZero(row.id),
         code: String(row.code),
         name: String(row.name),
         companyName: String(row.company_name),
@@ -382,7 +384,7 @@ export class ScreenService {
         timezone,
         latitude: numOrNull(row.latitude),
         longitude: numOrNull(row.longitude),
-        registeredAt: num(row.created_at),
+        registeredAt: numOrZero(row.created_at),
         touSchemeName: (row.scheme_name ?? null) as string | null,
         capacityKwh: sumOf('bms', 'capacityKwh'),
         ratedPowerKw: sumOf('pcs', 'ratedPowerKw'),
@@ -415,7 +417,7 @@ export class ScreenService {
         GROUP BY d.type, e.point`),
     );
     const of = (type: string, point: string) =>
-      round(num(rows.find((r) => r.type === type && r.point === point)?.kwh));
+      round(numOrZero(rows.find((r) => r.type === type && r.point === point)?.kwh));
     return {
       chargeKwh: of('pcs', 'e_charge_total_kwh'),
       dischargeKwh: of('pcs', 'e_discharge_total_kwh'),
@@ -462,7 +464,7 @@ export class ScreenService {
       const battery = r2(r.battery);
       const grid = r2(r.grid);
       const pv = r2(r.pv);
-      curve.ts.push(num(r.ts));
+      curve.ts.push(numOrZero(r.ts));
       curve.batteryKw.push(battery);
       curve.gridKw.push(grid);
       curve.pvKw.push(pv);
@@ -487,10 +489,10 @@ export class ScreenService {
         ORDER BY x.produced_at DESC, x.id DESC LIMIT 50`),
     );
     return rows.map((r) => ({
-      id: num(r.id),
+      id: numOrZero(r.id),
       deviceSn: String(r.sn),
       deviceType: String(r.type),
-      ts: num(r.ts),
+      ts: numOrZero(r.ts),
       code: String(r.code),
       level: r.level as AlarmLevel,
       content: String(r.content),
