@@ -142,21 +142,18 @@ async function readRaw(db: Db, req: SeriesRequest, startMs: number, endMs: numbe
       const s = out.get(p)!;
       s.ts.push(t);
       s.avg.push(v);
-      s.stats.n++;
-      s.stats.sum += v;
-      s.stats.min = s.stats.min === null ? v : Math.min(s.stats.min, v);
-      s.stats.max = s.stats.max === null ? v : Math.max(s.stats.max, v);
+      addStats(s.stats, 1, v, v, v);
     });
   }
+  return finishedSeries(req, out);
+}
+
+/** The series of `req.points` in order, their stats finished (average, rounding). */
+function finishedSeries(req: SeriesRequest, out: Map<string, HistorySeries>): HistorySeries[] {
   return req.points.map((p) => {
     const s = out.get(p)!;
     return { ...s, stats: finishStats(s.stats) };
   });
-}
-
-/** Start of the first bucket of `bucketS` holding `startMs` (site-local midnight for days). */
-function alignedStart(bucketS: number, startMs: number, timezone: string): number {
-  return bucketStart(bucketS, startMs, timezone);
 }
 
 interface BucketRow {
@@ -181,15 +178,9 @@ function seriesFromBuckets(req: SeriesRequest, rows: BucketRow[]): HistorySeries
     s.avg.push(sum / n);
     s.min!.push(min);
     s.max!.push(max);
-    s.stats.n += n;
-    s.stats.sum += sum;
-    s.stats.min = s.stats.min === null ? min : Math.min(s.stats.min, min);
-    s.stats.max = s.stats.max === null ? max : Math.max(s.stats.max, max);
+    addStats(s.stats, n, sum, min, max);
   }
-  return req.points.map((p) => {
-    const s = out.get(p)!;
-    return { ...s, stats: finishStats(s.stats) };
-  });
+  return finishedSeries(req, out);
 }
 
 /** End (UTC ms, exclusive) of the bucket of `bucketS` starting at `t` (next local midnight for days, DST included). */
@@ -271,7 +262,7 @@ async function readRollup(
   startMs: number,
   endMs: number,
 ): Promise<HistorySeries[]> {
-  const from = alignedStart(bucketS, startMs, req.device.timezone);
+  const from = bucketStart(bucketS, startMs, req.device.timezone);
   const result = await db.execute(sql`
     SELECT point, (extract(epoch FROM bucket_start) * 1000)::float8 AS t, n, sum, min, max
     FROM telemetry_rollup
@@ -293,7 +284,7 @@ async function readRawBuckets(
   startMs: number,
   endMs: number,
 ): Promise<HistorySeries[]> {
-  const from = alignedStart(bucketS, startMs, req.device.timezone);
+  const from = bucketStart(bucketS, startMs, req.device.timezone);
   const tz = req.device.timezone;
   const bucket =
     bucketS === 86400
