@@ -3,13 +3,7 @@
  * standard, docs/device-protocol.md "Points"), units from the name, and the time ranges of the
  * range picker (browser-local calendar: a day runs from local midnight).
  */
-import {
-  type DeviceType,
-  type PickDevice,
-  pointLabel,
-  pointUnit,
-  type TimeRange,
-} from '@ess/contract';
+import { type DeviceType, type PickDevice, pointLabel, pointUnit, type TimeRange } from '@ess/contract';
 import type { Dayjs } from 'dayjs';
 import { currentLang } from '@/shared/i18n';
 
