@@ -40,6 +40,8 @@ export class ConnectionTracker {
       onClockSkew?(gateway: DirectoryEntry): void;
     } = {},
     private readonly heartbeatTimeoutMs = HEARTBEAT_TIMEOUT_MS,
+    /** The clock (ms since the epoch) that heartbeats and the timeout are measured on; tests inject one. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Loads the stored state and starts the heartbeat sweep. */
@@ -48,7 +50,7 @@ export class ConnectionTracker {
       .select({ id: device.id, online: device.online, lastSeenAt: device.lastSeenAt })
       .from(device)
       .where(isNull(device.gatewayId));
-    const now = Date.now();
+    const now = this.now();
     for (const r of rows) {
       this.online.set(r.id, r.online);
       // A gateway marked online before a restart gets one full timeout to show up again.
@@ -68,7 +70,7 @@ export class ConnectionTracker {
 
   /** Any valid message counts as a heartbeat; an offline gateway comes back online. */
   seen(gateway: DirectoryEntry): void {
-    this.lastSeen.set(gateway.deviceId, Date.now());
+    this.lastSeen.set(gateway.deviceId, this.now());
     if (!this.isOnline(gateway.deviceId)) void this.change(gateway, true, null);
   }
 
@@ -91,14 +93,14 @@ export class ConnectionTracker {
     }
     const status = parsed.data;
     if (status.online) {
-      this.lastSeen.set(gateway.deviceId, Date.now());
+      this.lastSeen.set(gateway.deviceId, this.now());
       if (status.firmware) {
         await this.db
           .update(device)
           .set({ firmwareVersion: status.firmware })
           .where(eq(device.id, gateway.deviceId));
       }
-      if (!retained && Math.abs(status.ts - Date.now()) > MAX_CLOCK_SKEW_MS)
+      if (!retained && Math.abs(status.ts - this.now()) > MAX_CLOCK_SKEW_MS)
         this.hooks.onClockSkew?.(gateway);
       await this.change(gateway, true, null, true);
     } else {
@@ -115,8 +117,12 @@ export class ConnectionTracker {
     if (this.isOnline(gateway.deviceId)) await this.change(gateway, false, clean ? 'clean' : 'lwt');
   }
 
-  private async sweep(): Promise<void> {
-    const cutoff = Date.now() - this.heartbeatTimeoutMs;
+  /**
+   * Marks offline (reason 'timeout') every online gateway not seen for the heartbeat timeout.
+   * Runs every `sweepEveryMs`; public so that a caller (a test, a scheduler) can run it now.
+   */
+  async sweep(): Promise<void> {
+    const cutoff = this.now() - this.heartbeatTimeoutMs;
     for (const [id, isOnline] of this.online) {
       if (!isOnline || (this.lastSeen.get(id) ?? 0) >= cutoff) continue;
       const gateway = this.directory.byDeviceId(id);
@@ -140,12 +146,12 @@ export class ConnectionTracker {
           siteId: gateway.siteId,
           online,
           reason,
-          at: Date.now(),
+          at: this.now(),
         });
       }
       return;
     }
-    const at = new Date();
+    const at = new Date(this.now());
     try {
       await this.db.transaction(async (tx) => {
         await tx

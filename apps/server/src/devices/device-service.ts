@@ -21,6 +21,8 @@ export interface DeviceServiceOptions {
   heartbeatTimeoutMs?: number;
   /** How often gateways are checked against the heartbeat timeout (ms; default 15 s). */
   heartbeatSweepMs?: number;
+  /** The clock the heartbeat timeout is measured on (ms since the epoch; default Date.now). */
+  clock?: () => number;
   /**
    * Shared-subscription group of the ingest subscriptions on an external broker (default
    * `ess-ingest`). Instances on one database share a group; a separate deployment on the same
@@ -73,6 +75,7 @@ export class DeviceService {
         onClockSkew: (gateway) => this.timeSync(gateway),
       },
       options.heartbeatTimeoutMs,
+      options.clock,
     );
     this.commands = new CommandService(
       this.directory,
