@@ -8,9 +8,9 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { DeviceType } from '@ess/contract';
-import type { Db } from '../apps/server/src/db/database';
-import { company, device, site } from '../apps/server/src/db/schema';
-import { deviceSecretHash, newDeviceSecret } from '../apps/server/src/modules/registry/device-secret';
+import type { Db } from '../apps/server/src/core/db/database';
+import { company, device, site } from '../apps/server/src/core/db/schema';
+import { deviceSecretHash, newDeviceSecret } from '../apps/server/src/devices/device-secret';
 import { type BenchGateway, SITE_TYPES } from './device-payloads';
 
 export type { BenchGateway } from './device-payloads';

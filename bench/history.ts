@@ -18,8 +18,8 @@
  * min/max/avg computed from raw rows in SQL). Totals of both answers are compared.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../apps/server/src/db/database';
-import { rowsOf } from '../apps/server/src/db/rows';
+import type { Database } from '../apps/server/src/core/db/database';
+import { rowsOf } from '../apps/server/src/core/db/rows';
 import { MonitorService } from '../apps/server/src/modules/monitor/monitor-service';
 import { freshDatabase } from './device-ingest';
 

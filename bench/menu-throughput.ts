@@ -12,11 +12,11 @@ import { buildTree } from '@ess/contract';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { browserPasswordDigest } from '../apps/server/src/access/password';
+import { seedIfEmpty } from '../apps/server/src/access/seed';
 import { buildApp } from '../apps/server/src/app';
-import { browserPasswordDigest } from '../apps/server/src/auth/password';
-import { loadConfig } from '../apps/server/src/config';
-import { openDatabase } from '../apps/server/src/db/database';
-import { seedIfEmpty } from '../apps/server/src/db/seed';
+import { loadConfig } from '../apps/server/src/core/config';
+import { openDatabase } from '../apps/server/src/core/db/database';
 
 export interface LoadFigures {
   label: string;

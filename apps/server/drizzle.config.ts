@@ -1,8 +1,8 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** drizzle-kit: generates SQL migrations from src/db/schema.ts into ./drizzle. */
+/** drizzle-kit: generates SQL migrations from src/core/db/schema.ts into ./drizzle. */
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/db/schema.ts',
+  schema: './src/core/db/schema.ts',
   out: './drizzle',
 });

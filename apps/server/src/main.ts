@@ -6,14 +6,14 @@
  * acknowledged), then the database.
  */
 import type { RunningFleet } from '@ess/simulator';
+import { seedIfEmpty } from './access/seed';
 import { buildApp } from './app';
-import { ConfigError, loadConfig } from './config';
-import { DataDirInUseError, openDatabase } from './db/database';
-import { purgeExpiredLogs } from './db/log-retention';
-import { seedIfEmpty } from './db/seed';
+import { ConfigError, loadConfig } from './core/config';
+import { DataDirInUseError, openDatabase } from './core/db/database';
 import { startDemoFleet } from './demo/demo-fleet';
 import { DeviceService } from './devices/device-service';
 import { dropExpiredPartitions, ensurePartitions } from './devices/telemetry-partitions';
+import { purgeExpiredLogs } from './jobs/log-retention';
 
 async function main(): Promise<void> {
   const config = loadConfig();

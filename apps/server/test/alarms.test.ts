@@ -11,8 +11,8 @@ import { eq, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { rowsOf } from '../src/db/rows';
+import type { Db } from '../src/core/db/database';
+import { rowsOf } from '../src/core/db/rows';
 import {
   alarm,
   alarmMailPending,
@@ -24,10 +24,10 @@ import {
   mailOutbox,
   role,
   site,
-} from '../src/db/schema';
+} from '../src/core/db/schema';
 import type { EventRow } from '../src/devices/telemetry-store';
 import { storeBatch } from '../src/devices/telemetry-store';
-import { AlarmMailer } from '../src/modules/alarm/alarm-mail';
+import { AlarmMailer } from '../src/jobs/alarm-mail';
 import { call, type SignedIn, signIn } from './support/client';
 import { addRole, addStaff, type Staff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

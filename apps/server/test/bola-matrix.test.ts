@@ -32,8 +32,9 @@ import {
 } from '@ess/contract';
 import { eq, inArray, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPasswordDigest } from '../src/auth/password';
-import type { Db } from '../src/db/database';
+import { allMenus, forgetMenus, holdableMenus } from '../src/access/menu-access';
+import { browserPasswordDigest } from '../src/access/password';
+import type { Db } from '../src/core/db/database';
 import {
   alarm,
   alarmEvent,
@@ -51,8 +52,7 @@ import {
   touPush,
   touScheme,
   userAccount,
-} from '../src/db/schema';
-import { allMenus, forgetMenus, holdableMenus } from '../src/modules/menu/menu-service';
+} from '../src/core/db/schema';
 import { call, type SignedIn, signIn } from './support/client';
 import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -854,7 +854,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   });
 
   it('a route without an access declaration stops the server from starting', async () => {
-    const { accessOf } = await import('../src/http/auth-hook');
+    const { accessOf } = await import('../src/access/auth-hook');
     expect(() => accessOf('/api-bms/x/y', {} as never)).toThrow(/must declare exactly one/);
     expect(() => accessOf('/api-bms/x/y', { public: true, permission: 'a:b:c' } as never)).toThrow();
   });

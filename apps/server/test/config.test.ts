@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_ADMIN_PASSWORD, loadConfig } from '../src/config';
+import { ConfigError, DEFAULT_ADMIN_PASSWORD, loadConfig } from '../src/core/config';
 
 /** The ConfigError thrown for `env`, or a failure when none is. */
 function configError(env: Record<string, string>): ConfigError {

@@ -10,10 +10,10 @@ import { DashboardPath, ExportPath, MonitorPath, ScreenPath, SiteMonitorPath } f
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { rowsOf } from '../src/db/rows';
-import { company, device, site } from '../src/db/schema';
-import { dailyEnergySql } from '../src/modules/dashboard/energy';
+import type { Db } from '../src/core/db/database';
+import { rowsOf } from '../src/core/db/rows';
+import { company, device, site } from '../src/core/db/schema';
+import { dailyEnergySql } from '../src/devices/daily-energy';
 import { call, type SignedIn, signIn } from './support/client';
 import { unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

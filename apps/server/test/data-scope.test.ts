@@ -11,14 +11,14 @@ import type { DataScopeKind } from '@ess/contract';
 import { OrgPath } from '@ess/contract';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { department, employee } from '../src/db/schema';
 import {
   type DataScope,
   dataScopeOf,
   departmentInScope,
   employeeInScope,
   widestScope,
-} from '../src/tenancy/company-scope';
+} from '../src/access/company-scope';
+import { department, employee } from '../src/core/db/schema';
 import { call, signIn } from './support/client';
 import { addStaff } from './support/fixtures';
 import { addCompanyUnder, addDepartment, addScopedRole } from './support/org';

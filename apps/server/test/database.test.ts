@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Database, DataDirInUseError, openDatabase } from '../src/db/database';
-import { company, employee, menu, role, userAccount } from '../src/db/schema';
-import { ADMIN_ACCOUNT, PLATFORM_COMPANY_NAME, seedIfEmpty } from '../src/db/seed';
+import { ADMIN_ACCOUNT, PLATFORM_COMPANY_NAME, seedIfEmpty } from '../src/access/seed';
+import { type Database, DataDirInUseError, openDatabase } from '../src/core/db/database';
+import { company, employee, menu, role, userAccount } from '../src/core/db/schema';
 import { createTestApp, TEST_SCRYPT_LOG_N } from './support/test-app';
 
 const seedOptions = { adminPassword: 'admin123', scryptLogN: TEST_SCRYPT_LOG_N };

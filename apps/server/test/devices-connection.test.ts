@@ -9,7 +9,7 @@ import { deviceTopic } from '@ess/contract';
 import { asc, eq } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { device, deviceConnectionLog } from '../src/db/schema';
+import { device, deviceConnectionLog } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';

@@ -10,8 +10,8 @@ import { type CommandPayload, DashboardPath, deviceTopic, MAX_PAYLOAD_BYTES } fr
 import { and, eq, sql } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { device, deviceLatest, telemetry, telemetryRollup } from '../src/db/schema';
+import type { Db } from '../src/core/db/database';
+import { device, deviceLatest, telemetry, telemetryRollup } from '../src/core/db/schema';
 import { DeviceDirectory } from '../src/devices/device-directory';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';

@@ -6,9 +6,9 @@
 import { buildFleet } from '@ess/simulator';
 import { asc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { company, device, site } from '../src/db/schema';
+import { company, device, site } from '../src/core/db/schema';
 import { registerDemoFleet } from '../src/demo/demo-fleet';
-import { verifyDeviceSecret } from '../src/modules/registry/device-secret';
+import { verifyDeviceSecret } from '../src/devices/device-secret';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
 describe.each(engines)('demo fleet registration on %s', (engine) => {

@@ -15,7 +15,7 @@ import { type CommandPayload, deviceTopic } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { device, telemetry } from '../src/db/schema';
+import { device, telemetry } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';

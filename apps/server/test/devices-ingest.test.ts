@@ -7,7 +7,7 @@ import { deviceTopic } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alarmEvent, device, deviceLatest, telemetry, telemetryRollup } from '../src/db/schema';
+import { alarmEvent, device, deviceLatest, telemetry, telemetryRollup } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';

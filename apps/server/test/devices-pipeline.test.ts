@@ -6,8 +6,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { telemetry } from '../src/db/schema';
+import type { Db } from '../src/core/db/database';
+import { telemetry } from '../src/core/db/schema';
 import { DeviceDirectory } from '../src/devices/device-directory';
 import { IngestPipeline } from '../src/devices/ingest';
 import { call, signIn } from './support/client';

@@ -5,7 +5,7 @@
 import { ApiPath, emailSettingsSchema } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { employee, userAccount } from '../src/db/schema';
+import { employee, userAccount } from '../src/core/db/schema';
 import { call, digest, signIn } from './support/client';
 import {
   addCompany,

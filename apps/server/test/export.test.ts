@@ -21,8 +21,8 @@ import {
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { alarmEvent, company, device, site } from '../src/db/schema';
+import type { Db } from '../src/core/db/database';
+import { alarmEvent, company, device, site } from '../src/core/db/schema';
 import { attachmentHeader } from '../src/modules/export/export-routes';
 import { ExportService } from '../src/modules/export/export-service';
 import { call, type SignedIn, signIn } from './support/client';

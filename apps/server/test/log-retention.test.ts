@@ -5,9 +5,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { purgeExpiredLogs } from '../src/db/log-retention';
-import { rowsOf } from '../src/db/rows';
+import type { Db } from '../src/core/db/database';
+import { rowsOf } from '../src/core/db/rows';
+import { purgeExpiredLogs } from '../src/jobs/log-retention';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
 const NOW = new Date('2026-11-21T00:00:00Z');

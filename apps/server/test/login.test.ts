@@ -6,8 +6,8 @@
 import { ApiPath, ErrorCode, errorMessage, loginResponse } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenDigest } from '../src/auth/tokens';
-import { loginTicket, userAccount } from '../src/db/schema';
+import { tokenDigest } from '../src/access/tokens';
+import { loginTicket, userAccount } from '../src/core/db/schema';
 import { call, digest } from './support/client';
 import {
   addAccount,

@@ -15,7 +15,7 @@ import {
 } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { menu, role, roleMenu } from '../src/db/schema';
+import { menu, role, roleMenu } from '../src/core/db/schema';
 import { call, signIn } from './support/client';
 import { addCompany, addExtraMenus, addRole, addStaff, conforms, TEST_MENU } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

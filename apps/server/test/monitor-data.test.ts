@@ -11,13 +11,13 @@
 import { ErrorCode, errorMessage, MAX_POINTS_PER_SERIES, MonitorPath } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { company, device, site } from '../src/db/schema';
+import type { CompanyScope } from '../src/access/company-scope';
+import type { Db } from '../src/core/db/database';
+import { company, device, site } from '../src/core/db/schema';
 import { localDayStart } from '../src/devices/rollup-buckets';
 import { storeBatch, type TelemetryRow } from '../src/devices/telemetry-store';
 import { bucketCount, rollupFor } from '../src/modules/monitor/history-query';
 import { MonitorService } from '../src/modules/monitor/monitor-service';
-import type { CompanyScope } from '../src/tenancy/company-scope';
 import { call, type SignedIn, signIn } from './support/client';
 import { addRole, addStaff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

@@ -14,8 +14,8 @@ import {
   RegistryPath,
 } from '@ess/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationLog } from '../src/db/schema';
-import { maskSecrets } from '../src/http/audit';
+import { maskSecrets } from '../src/access/audit';
+import { operationLog } from '../src/core/db/schema';
 import { call, digest, type SignedIn, signIn } from './support/client';
 import { addStaff, conforms, terminal, unique, uniqueIp } from './support/fixtures';
 import { addCompanyUnder, adminRoleOf, uniquePhone } from './support/org';

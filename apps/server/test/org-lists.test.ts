@@ -6,7 +6,7 @@
 import { companyPath, OrgPath } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { device, employee, site } from '../src/db/schema';
+import { device, employee, site } from '../src/core/db/schema';
 import { call, type SignedIn, signIn } from './support/client';
 import { addRole, addStaff, unique } from './support/fixtures';
 import { addCompanyUnder, addDepartment } from './support/org';

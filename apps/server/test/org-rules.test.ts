@@ -11,7 +11,7 @@
 import { ApiPath, companyPath, ErrorCode as E, OrgPath, RegistryPath } from '@ess/contract';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { company, device, employee, menu, role, roleMenu, userAccount } from '../src/db/schema';
+import { company, device, employee, menu, role, roleMenu, userAccount } from '../src/core/db/schema';
 import { call, digest, type SignedIn, signIn } from './support/client';
 import { addEmployee, addStaff, terminal, unique } from './support/fixtures';
 import {

@@ -8,7 +8,7 @@ import {
   hashPassword,
   verifyAgainstDummy,
   verifyPassword,
-} from '../src/auth/password';
+} from '../src/access/password';
 import { TEST_SCRYPT_LOG_N } from './support/test-app';
 
 const STORED_FORM = /^scrypt\$(\d+)\$8\$1\$([A-Za-z0-9+/]{22}==)\$([A-Za-z0-9+/]{43}=)$/;

@@ -17,11 +17,11 @@ import {
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Db } from '../src/db/database';
-import { rowsOf } from '../src/db/rows';
-import { device, deviceLatest, site, touScheme } from '../src/db/schema';
+import type { Db } from '../src/core/db/database';
+import { rowsOf } from '../src/core/db/rows';
+import { device, deviceLatest, site, touScheme } from '../src/core/db/schema';
+import { DashboardService } from '../src/devices/fleet-snapshot';
 import { type EventRow, storeBatch } from '../src/devices/telemetry-store';
-import { DashboardService } from '../src/modules/dashboard/dashboard-service';
 import { PUBLIC_COCKPIT_RATE_PER_MINUTE } from '../src/modules/screen/screen-routes';
 import { PUBLIC_CACHE_MS, ScreenService } from '../src/modules/screen/screen-service';
 import { call, type SignedIn, signIn } from './support/client';

@@ -6,8 +6,8 @@
 import { ApiPath, refreshTokenResponse, userInfoResponse } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenDigest } from '../src/auth/tokens';
-import { authSession, employee, loginTicket, usedRefreshToken } from '../src/db/schema';
+import { tokenDigest } from '../src/access/tokens';
+import { authSession, employee, loginTicket, usedRefreshToken } from '../src/core/db/schema';
 import { call, digest, type SignedIn, signIn } from './support/client';
 import {
   addCompany,

@@ -17,10 +17,10 @@ import {
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { device, deviceLatest, site } from '../src/db/schema';
+import type { Db } from '../src/core/db/database';
+import { device, deviceLatest, site } from '../src/core/db/schema';
+import { DashboardService } from '../src/devices/fleet-snapshot';
 import { type EventRow, storeBatch } from '../src/devices/telemetry-store';
-import { DashboardService } from '../src/modules/dashboard/dashboard-service';
 import { SiteMonitorService } from '../src/modules/monitor/site-monitor-service';
 import { call, type SignedIn, signIn } from './support/client';
 import { addCompany, addRole, addStaff, conforms } from './support/fixtures';

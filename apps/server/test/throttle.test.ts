@@ -6,7 +6,7 @@
 import { ApiPath, errorMessage } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginThrottle } from '../src/db/schema';
+import { loginThrottle } from '../src/core/db/schema';
 import { call, digest } from './support/client';
 import { addStaff, terminal, unique, uniqueIp } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

@@ -7,7 +7,7 @@
 import { ErrorCode, TOU_LIMITS, TouPath, type TouSchemeDocument } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/rows';
+import { rowsOf } from '../src/core/db/rows';
 import { call, signIn } from './support/client';
 import { unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

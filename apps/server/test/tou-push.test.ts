@@ -31,9 +31,9 @@ import {
 import { and, eq } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { device, touPush } from '../src/db/schema';
+import { device, touPush } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
-import { TouPushService } from '../src/modules/tou/tou-push';
+import { TouPushService } from '../src/devices/tou-push';
 import { call, signIn } from './support/client';
 import { unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';

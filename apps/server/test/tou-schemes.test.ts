@@ -20,9 +20,9 @@ import {
 } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/database';
-import { company, operationLog, site } from '../src/db/schema';
-import { allMenus, holdableMenus } from '../src/modules/menu/menu-service';
+import { allMenus, holdableMenus } from '../src/access/menu-access';
+import type { Db } from '../src/core/db/database';
+import { company, operationLog, site } from '../src/core/db/schema';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, conforms, unique } from './support/fixtures';
 import { addCompanyUnder, addScopedRole } from './support/org';

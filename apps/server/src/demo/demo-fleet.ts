@@ -9,10 +9,10 @@
 import { buildFleet, type FleetSite, type RunningFleet, startFleet } from '@ess/simulator';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database';
-import { company, device, site } from '../db/schema';
+import type { Db } from '../core/db/database';
+import { company, device, site } from '../core/db/schema';
+import { deviceSecretHash, newDeviceSecret } from '../devices/device-secret';
 import { insertCompany } from '../modules/org/company-service';
-import { deviceSecretHash, newDeviceSecret } from '../modules/registry/device-secret';
 
 /** Demo companies by what they run (names are data, stored in Chinese like customer data). */
 const DEMO_COMPANIES = {

@@ -17,9 +17,29 @@
  * Events are applied in device-time order (ts, then id).
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/database';
-import { rowsOf } from '../db/rows';
-import type { StoredEvent } from './telemetry-store';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
+
+/** An alarm event as a device sent it, resolved to its device (device-protocol.md "event"). */
+export interface EventRow {
+  companyId: number;
+  siteId: number;
+  deviceId: number;
+  gatewayId: number;
+  msgId: string;
+  msgIndex: number;
+  ts: number;
+  kind: 'produce' | 'disappear';
+  code: string;
+  level: 'warning' | 'fault';
+  content: string;
+  value: number | null;
+}
+
+/** An event row once stored, with its id. */
+export interface StoredEvent extends EventRow {
+  id: number;
+}
 
 /** What applying a batch of events did: ids of alarms raised and cleared. */
 export interface LifecycleResult {

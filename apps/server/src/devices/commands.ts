@@ -16,7 +16,7 @@ import {
   type ReplyPayload,
   replyPayload,
 } from '@ess/contract';
-import { ApiError } from '../http/api-error';
+import { ApiError } from '../core/http/api-error';
 import type { ConnectionTracker } from './connection-tracker';
 import type { DeviceDirectory } from './device-directory';
 

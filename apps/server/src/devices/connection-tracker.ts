@@ -7,8 +7,8 @@
 import { HEARTBEAT_TIMEOUT_MS, MAX_CLOCK_SKEW_MS, type OfflineReason, statusPayload } from '@ess/contract';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database';
-import { device, deviceConnectionLog } from '../db/schema';
+import type { Db } from '../core/db/database';
+import { device, deviceConnectionLog } from '../core/db/schema';
 import type { DeviceDirectory, DirectoryEntry } from './device-directory';
 
 export interface StatusChange {

@@ -5,8 +5,8 @@
  */
 import type { DeviceType } from '@ess/contract';
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/database';
-import { device, site } from '../db/schema';
+import type { Db } from '../core/db/database';
+import { device, site } from '../core/db/schema';
 
 export interface DirectoryEntry {
   deviceId: number;

@@ -4,7 +4,7 @@
  * `main.ts` after the database, closed before it.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database';
+import type { Db } from '../core/db/database';
 import { CommandService } from './commands';
 import { ConnectionTracker, type StatusChange } from './connection-tracker';
 import { DeviceDirectory, type DirectoryEntry } from './device-directory';

@@ -12,8 +12,8 @@ import net from 'node:net';
 import { parseDeviceTopic, TOPIC_ROOT } from '@ess/contract';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { FastifyBaseLogger } from 'fastify';
-import { verifyDeviceSecret } from '../modules/registry/device-secret';
 import type { DeviceDirectory, DirectoryEntry } from './device-directory';
+import { verifyDeviceSecret } from './device-secret';
 
 /** What the broker hands over for each message a gateway publishes. */
 export interface BrokerHandlers {

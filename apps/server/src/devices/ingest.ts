@@ -18,7 +18,7 @@ import {
   telemetryPayload,
 } from '@ess/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database';
+import type { Db } from '../core/db/database';
 import type { DeviceDirectory, DirectoryEntry } from './device-directory';
 import { type EventRow, type StoredEvent, storeBatch, type TelemetryRow } from './telemetry-store';
 

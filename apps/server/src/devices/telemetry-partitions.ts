@@ -6,8 +6,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/database';
-import { rowsOf } from '../db/rows';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
 
 const NAME = /^telemetry_y(\d{4})m(\d{2})$/;
 

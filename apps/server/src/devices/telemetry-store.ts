@@ -16,9 +16,12 @@
  * parameter each, so a batch costs six statements whatever its size.
  */
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/database';
-import { rowsOf } from '../db/rows';
-import { applyAlarmEvents } from './alarm-lifecycle';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
+import { applyAlarmEvents, type EventRow, type StoredEvent } from './alarm-lifecycle';
+
+export type { EventRow, StoredEvent } from './alarm-lifecycle';
+
 import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
 
 export interface TelemetryRow {
@@ -29,25 +32,6 @@ export interface TelemetryRow {
   /** The site's IANA time zone (day buckets). */
   timezone: string;
   cells?: { u_v?: number[]; t_c?: number[] } | undefined;
-}
-
-export interface EventRow {
-  companyId: number;
-  siteId: number;
-  deviceId: number;
-  gatewayId: number;
-  msgId: string;
-  msgIndex: number;
-  ts: number;
-  kind: 'produce' | 'disappear';
-  code: string;
-  level: 'warning' | 'fault';
-  content: string;
-  value: number | null;
-}
-
-export interface StoredEvent extends EventRow {
-  id: number;
 }
 
 export interface BatchResult {

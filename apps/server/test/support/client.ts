@@ -3,7 +3,7 @@
  * sign-in helper that runs the whole handshake.
  */
 import type { FastifyInstance } from 'fastify';
-import { browserPasswordDigest } from '../../src/auth/password';
+import { browserPasswordDigest } from '../../src/access/password';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and checked by the tests
 export interface Envelope<T = any> {

@@ -4,9 +4,10 @@
  */
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { hashPassword } from '../../src/auth/password';
-import { tokenDigest } from '../../src/auth/tokens';
-import type { Db } from '../../src/db/database';
+import { forgetMenus } from '../../src/access/menu-access';
+import { hashPassword } from '../../src/access/password';
+import { tokenDigest } from '../../src/access/tokens';
+import type { Db } from '../../src/core/db/database';
 import {
   authSession,
   company,
@@ -16,8 +17,7 @@ import {
   role,
   roleMenu,
   userAccount,
-} from '../../src/db/schema';
-import { forgetMenus } from '../../src/modules/menu/menu-service';
+} from '../../src/core/db/schema';
 import { digest } from './client';
 import { TEST_SCRYPT_LOG_N } from './test-app';
 

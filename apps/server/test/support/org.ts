@@ -6,9 +6,9 @@
 import { type DataScopeKind, errorMessage } from '@ess/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import { expect } from 'vitest';
-import type { Db } from '../../src/db/database';
-import { rowsOf } from '../../src/db/rows';
-import { company, department, role, roleMenu } from '../../src/db/schema';
+import type { Db } from '../../src/core/db/database';
+import { rowsOf } from '../../src/core/db/rows';
+import { company, department, role, roleMenu } from '../../src/core/db/schema';
 import type { Envelope } from './client';
 import { unique } from './fixtures';
 

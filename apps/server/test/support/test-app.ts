@@ -18,10 +18,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { seedIfEmpty } from '../../src/access/seed';
 import { buildApp } from '../../src/app';
-import { type Config, loadConfig } from '../../src/config';
-import { type Database, openDatabase } from '../../src/db/database';
-import { seedIfEmpty } from '../../src/db/seed';
+import { type Config, loadConfig } from '../../src/core/config';
+import { type Database, openDatabase } from '../../src/core/db/database';
 
 export type Engine = 'pglite' | 'postgres';
 

@@ -22,10 +22,10 @@ import {
   Perm,
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { recordChange } from '../../http/audit';
-import { ok } from '../../http/envelope';
-import { companyScope, dataScopeOf } from '../../tenancy/company-scope';
-import type { AlarmMailer } from './alarm-mail';
+import { recordChange } from '../../access/audit';
+import { companyScope, dataScopeOf } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
+import type { AlarmMailer } from '../../jobs/alarm-mail';
 import { AlarmService } from './alarm-service';
 
 declare module 'fastify' {

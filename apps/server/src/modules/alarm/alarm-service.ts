@@ -22,11 +22,11 @@ import {
   type TimeRange,
 } from '@ess/contract';
 import { type SQL, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { numOrNull, rowsOf } from '../../db/rows';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, type DataScope, inScopeSql } from '../../tenancy/company-scope';
+import { type CompanyScope, type DataScope, inScopeSql } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { numOrNull, rowsOf } from '../../core/db/rows';
+import { ApiError } from '../../core/http/api-error';
 
 const num = (v: unknown): number => Number(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

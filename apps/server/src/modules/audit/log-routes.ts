@@ -14,11 +14,11 @@ import {
 } from '@ess/contract';
 import { and, count, desc, eq, gte, ilike, lt, ne, or } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, operationLog } from '../../db/schema';
-import { ok } from '../../http/envelope';
-import { type CompanyScope, companyScope, inScope } from '../../tenancy/company-scope';
+import { type CompanyScope, companyScope, inScope } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { company, operationLog } from '../../core/db/schema';
+import { ok } from '../../core/http/envelope';
 
 /** One page of log entries matching the filters, within the scope. */
 export async function listOperationLog(

@@ -5,8 +5,8 @@
  */
 import { DashboardPath, dashboardRequest, dashboardResponse, envelopeOf } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(

@@ -14,10 +14,10 @@ import {
 import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { hashPassword, verifyPassword } from '../../auth/password';
-import { employee, userAccount } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
-import { ok } from '../../http/envelope';
+import { hashPassword, verifyPassword } from '../../access/password';
+import { employee, userAccount } from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
+import { ok } from '../../core/http/envelope';
 
 const tags = ['employee'];
 const passwordChangedText = { zh: '修改成功', en: 'Modified successfully' } as const;

@@ -25,8 +25,8 @@ import {
   XLSX_MIME,
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { ExportService } from './export-service';
 
 /**

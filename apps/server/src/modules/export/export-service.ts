@@ -36,11 +36,11 @@ import {
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import type { Db } from '../../db/database';
-import { numOrNull, rowsOf } from '../../db/rows';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../tenancy/company-scope';
-import { dailyEnergySql } from '../dashboard/energy';
+import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { numOrNull, rowsOf } from '../../core/db/rows';
+import { ApiError } from '../../core/http/api-error';
+import { dailyEnergySql } from '../../devices/daily-energy';
 import { exportTexts } from './export-texts';
 
 /** Rows per database query while streaming (raw telemetry, alarms). */

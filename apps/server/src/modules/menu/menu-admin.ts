@@ -9,10 +9,10 @@
  */
 import { ErrorCode, FIRST_CUSTOM_MENU_ID, type MenuInput } from '@ess/contract';
 import { count, eq } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { menu } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
-import { allMenus, forgetMenus } from './menu-service';
+import { allMenus, forgetMenus } from '../../access/menu-access';
+import type { Db } from '../../core/db/database';
+import { menu } from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
 
 type MenuRecord = typeof menu.$inferSelect;
 

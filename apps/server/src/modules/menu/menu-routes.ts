@@ -18,10 +18,10 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { ok } from '../../http/envelope';
+import { recordChange } from '../../access/audit';
+import { allMenus, toMenuRow } from '../../access/menu-access';
+import { ok } from '../../core/http/envelope';
 import { createMenu, deleteMenu, updateMenu } from './menu-admin';
-import { allMenus, toMenuRow } from './menu-service';
 
 const tags = ['menu'];
 const audit = (verb: string) => ({ action: `menu.${verb}`, targetType: 'menu' });

@@ -22,8 +22,8 @@ import {
   type SeriesStats,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { numOrNull, rowsOf } from '../../db/rows';
+import type { Db } from '../../core/db/database';
+import { numOrNull, rowsOf } from '../../core/db/rows';
 import { bucketStart } from '../../devices/rollup-buckets';
 
 /** A device whose points are read: id, labels and the site's time zone (day buckets). */

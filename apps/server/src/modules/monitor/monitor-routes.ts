@@ -21,8 +21,8 @@ import {
   trendRequest,
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { MonitorService } from './monitor-service';
 
 export const monitorRoutes: FastifyPluginAsyncZod = async (app) => {

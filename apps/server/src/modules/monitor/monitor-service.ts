@@ -33,12 +33,12 @@ import {
   type TimeRange,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
+import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { rowsOf } from '../../core/db/rows';
+import { ApiError } from '../../core/http/api-error';
+import { dailyEnergySql } from '../../devices/daily-energy';
 import { localDayStart } from '../../devices/rollup-buckets';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql, requireSiteInScope } from '../../tenancy/company-scope';
-import { dailyEnergySql } from '../dashboard/energy';
 import { readSeries, type SeriesDevice, type SeriesRequest, type SourceChoice } from './history-query';
 
 /** A device in scope with what the monitoring calls need. */

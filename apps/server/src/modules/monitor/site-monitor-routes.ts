@@ -21,8 +21,8 @@ import {
   siteMonitorListResponse,
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { SiteMonitorService } from './site-monitor-service';
 
 export const siteMonitorRoutes: FastifyPluginAsyncZod = async (app) => {

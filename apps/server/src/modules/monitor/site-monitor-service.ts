@@ -17,11 +17,11 @@ import {
   siteMonitorStatus,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
-import type { DashboardService } from '../dashboard/dashboard-service';
+import { type CompanyScope, inScopeSql } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { rowsOf } from '../../core/db/rows';
+import { ApiError } from '../../core/http/api-error';
+import type { DashboardService } from '../../devices/fleet-snapshot';
 
 interface SitePlace {
   id: number;

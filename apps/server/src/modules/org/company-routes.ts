@@ -25,9 +25,9 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { recordChange } from '../../access/audit';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { CompanyService } from './company-service';
 
 const PERMS: Record<CompanyKind, { list: string; save: string; status: string }> = {

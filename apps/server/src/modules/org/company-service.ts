@@ -20,12 +20,12 @@ import {
 } from '@ess/contract';
 import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { SessionService } from '../../auth/session-service';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, device, employee, role, site } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScope, scopeIncludes } from '../../tenancy/company-scope';
+import { type CompanyScope, inScope, scopeIncludes } from '../../access/company-scope';
+import type { SessionService } from '../../access/session-service';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { company, device, employee, role, site } from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
 
 const parent = alias(company, 'parent');
 

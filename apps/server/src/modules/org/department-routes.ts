@@ -16,9 +16,9 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { ok } from '../../http/envelope';
-import { dataScopeOf } from '../../tenancy/company-scope';
+import { recordChange } from '../../access/audit';
+import { dataScopeOf } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { DepartmentService } from './department-service';
 
 const tags = ['department'];

@@ -10,16 +10,16 @@
  */
 import { type DepartmentInput, type DepartmentRow, ErrorCode } from '@ess/contract';
 import { and, asc, count, eq, ilike, isNull, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { department, employee } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
 import {
   type DataScope,
   departmentInScope,
   departmentSubtree,
   scopeIncludes,
-} from '../../tenancy/company-scope';
+} from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { department, employee } from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
 
 type DepartmentRecord = typeof department.$inferSelect;
 

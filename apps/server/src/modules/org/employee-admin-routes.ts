@@ -21,10 +21,10 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { callerAccess } from '../../http/auth-hook';
-import { ok } from '../../http/envelope';
-import { dataScopeOf } from '../../tenancy/company-scope';
+import { recordChange } from '../../access/audit';
+import { callerAccess } from '../../access/auth-hook';
+import { dataScopeOf } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { type Caller, EmployeeService } from './employee-service';
 
 const tags = ['employee'];

@@ -23,19 +23,27 @@ import {
 } from '@ess/contract';
 import { and, count, desc, eq, ilike, inArray, ne, or } from 'drizzle-orm';
 import type { z } from 'zod';
-import { hashPassword } from '../../auth/password';
-import type { SessionService } from '../../auth/session-service';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, department, employee, employeeRole, role, roleMenu, userAccount } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
 import {
   type DataScope,
   departmentSubtree,
   employeeInScope,
   scopeIncludes,
   widestScope,
-} from '../../tenancy/company-scope';
+} from '../../access/company-scope';
+import { hashPassword } from '../../access/password';
+import type { SessionService } from '../../access/session-service';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import {
+  company,
+  department,
+  employee,
+  employeeRole,
+  role,
+  roleMenu,
+  userAccount,
+} from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
 
 type EmployeeUpdate = z.infer<typeof employeeUpdateRequest>;
 

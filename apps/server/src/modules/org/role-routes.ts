@@ -20,11 +20,11 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { callerAccess } from '../../http/auth-hook';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
-import { toMenuRow } from '../menu/menu-service';
+import { recordChange } from '../../access/audit';
+import { callerAccess } from '../../access/auth-hook';
+import { companyScope } from '../../access/company-scope';
+import { toMenuRow } from '../../access/menu-access';
+import { ok } from '../../core/http/envelope';
 import { RoleService } from './role-service';
 
 const tags = ['role'];

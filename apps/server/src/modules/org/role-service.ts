@@ -19,12 +19,12 @@ import {
   type RoleUpdateRequest,
 } from '@ess/contract';
 import { and, count, desc, eq, ilike, ne, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, employeeRole, role, roleMenu } from '../../db/schema';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScope, scopeIncludes } from '../../tenancy/company-scope';
-import { allMenus, holdableMenus, type MenuAccess } from '../menu/menu-service';
+import { type CompanyScope, inScope, scopeIncludes } from '../../access/company-scope';
+import { allMenus, holdableMenus, type MenuAccess } from '../../access/menu-access';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { company, employeeRole, role, roleMenu } from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
 
 type RoleRecord = typeof role.$inferSelect;
 

@@ -20,8 +20,8 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import type { RegistryService } from './registry-service';
 
 declare module 'fastify' {

@@ -15,19 +15,19 @@ import {
 } from '@ess/contract';
 import { and, count, desc, eq, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, device, site, touPush, touScheme } from '../../db/schema';
-import { isUniqueViolation } from '../../db/unique-violation';
-import { ApiError } from '../../http/api-error';
 import {
   type CompanyScope,
   companyTree,
   inScope,
   requireSiteInScope,
   scopeIncludes,
-} from '../../tenancy/company-scope';
-import { deviceSecretHash, newDeviceSecret } from './device-secret';
+} from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { company, device, site, touPush, touScheme } from '../../core/db/schema';
+import { isUniqueViolation } from '../../core/db/unique-violation';
+import { ApiError } from '../../core/http/api-error';
+import { deviceSecretHash, newDeviceSecret } from '../../devices/device-secret';
 
 export interface Page {
   pageNum: number;

@@ -20,8 +20,8 @@ import {
   screenSitesResponse,
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
 import { ScreenService } from './screen-service';
 
 const tags = ['screen'];

@@ -35,13 +35,13 @@ import {
   type TouSchemeDocument,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { numOrNull, numOrZero, rowsOf } from '../../db/rows';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScopeSql, scopeIncludes } from '../../tenancy/company-scope';
-import { activeAlarmsSql } from '../alarm/active-alarms';
-import type { DashboardService } from '../dashboard/dashboard-service';
-import { dailyEnergySql, ENERGY_POINTS } from '../dashboard/energy';
+import { type CompanyScope, inScopeSql, scopeIncludes } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { numOrNull, numOrZero, rowsOf } from '../../core/db/rows';
+import { ApiError } from '../../core/http/api-error';
+import { activeAlarmsSql } from '../../devices/active-alarms';
+import { dailyEnergySql, ENERGY_POINTS } from '../../devices/daily-energy';
+import type { DashboardService } from '../../devices/fleet-snapshot';
 
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
 export const PUBLIC_CACHE_MS = 5000;

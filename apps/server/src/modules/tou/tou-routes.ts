@@ -41,10 +41,10 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recordChange } from '../../http/audit';
-import { ok } from '../../http/envelope';
-import { companyScope } from '../../tenancy/company-scope';
-import type { TouPushService } from './tou-push';
+import { recordChange } from '../../access/audit';
+import { companyScope } from '../../access/company-scope';
+import { ok } from '../../core/http/envelope';
+import type { TouPushService } from '../../devices/tou-push';
 import { TouService } from './tou-service';
 
 declare module 'fastify' {

@@ -24,12 +24,12 @@ import {
   validateScheme,
 } from '@ess/contract';
 import { and, count, eq, ilike, inArray, ne, notInArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { likePattern } from '../../db/like';
-import { company, site, touPush, touScheme } from '../../db/schema';
-import { isUniqueViolation } from '../../db/unique-violation';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../tenancy/company-scope';
+import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import { likePattern } from '../../core/db/like';
+import { company, site, touPush, touScheme } from '../../core/db/schema';
+import { isUniqueViolation } from '../../core/db/unique-violation';
+import { ApiError } from '../../core/http/api-error';
 
 type SchemeRecord = typeof touScheme.$inferSelect;
 

@@ -4,10 +4,10 @@
  */
 import type { Lang, UserInfo } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
-import type { AuthContext, SessionService } from '../../auth/session-service';
-import type { Db } from '../../db/database';
-import { company, employee, employeeRole, role, userAccount } from '../../db/schema';
-import { menuAccess, permissionsOf, toMenuTree } from '../menu/menu-service';
+import { menuAccess, permissionsOf, toMenuTree } from '../../access/menu-access';
+import type { AuthContext, SessionService } from '../../access/session-service';
+import type { Db } from '../../core/db/database';
+import { company, employee, employeeRole, role, userAccount } from '../../core/db/schema';
 
 /** Builds the user info of `context` with the given tokens; menu titles in `lang`. */
 export async function buildUserInfo(

@@ -23,11 +23,11 @@ import {
 } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from '../../http/api-error';
-import { recordChange } from '../../http/audit';
-import { tokenOf } from '../../http/auth-hook';
-import { ok } from '../../http/envelope';
-import { menuAccess, permissionsOf, toMenuTree } from '../menu/menu-service';
+import { recordChange } from '../../access/audit';
+import { tokenOf } from '../../access/auth-hook';
+import { menuAccess, permissionsOf, toMenuTree } from '../../access/menu-access';
+import { ApiError } from '../../core/http/api-error';
+import { ok } from '../../core/http/envelope';
 import { buildUserInfo } from './user-info';
 
 const tags = ['user'];

@@ -8,11 +8,11 @@
  */
 import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { numOrNull, numOrZero, rowsOf } from '../../db/rows';
-import { type CompanyScope, inScopeSql } from '../../tenancy/company-scope';
-import { activeAlarmsSql } from '../alarm/active-alarms';
-import { dailyEnergySql } from './energy';
+import { type CompanyScope, inScopeSql } from '../access/company-scope';
+import type { Db } from '../core/db/database';
+import { numOrNull, numOrZero, rowsOf } from '../core/db/rows';
+import { activeAlarmsSql } from './active-alarms';
+import { dailyEnergySql } from './daily-energy';
 
 /** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
 export const FLEET_TIMEZONE = 'Asia/Shanghai';

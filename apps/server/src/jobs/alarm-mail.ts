@@ -33,10 +33,10 @@ import { alarmCodeLabel, type Lang, localDateTimeText } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Db } from '../../db/database';
-import { rowsOf } from '../../db/rows';
-import type { DeviceService } from '../../devices/device-service';
-import { type CompanyScope, companyScope, scopeIncludes } from '../../tenancy/company-scope';
+import { type CompanyScope, companyScope, scopeIncludes } from '../access/company-scope';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
+import type { DeviceService } from '../devices/device-service';
 
 /** Levels that are mailed (ours): both — a warning is often the only early sign (cell overvoltage). */
 export const MAIL_ALARM_LEVELS = ['warning', 'fault'] as const;

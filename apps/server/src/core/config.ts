@@ -9,9 +9,18 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { type LogRetention, MIN_LOG_RETENTION_DAYS } from './db/log-retention';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** Least `LOG_RETENTION_DAYS` accepted (PRC Cybersecurity Law art. 21(3): six months). */
+export const MIN_LOG_RETENTION_DAYS = 180;
+
+export interface LogRetention {
+  /** Days of operation and connection log kept (≥ {@link MIN_LOG_RETENTION_DAYS}). */
+  logDays: number;
+  /** Days a sent mail stays in the outbox. */
+  sentMailDays: number;
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 /** Demo administrator password seeded on first start; refused in production (issue 2). */
 export const DEFAULT_ADMIN_PASSWORD = 'admin123';
@@ -97,7 +106,7 @@ export interface Config {
   };
   /** Raw telemetry older than this is dropped by month (rollups are kept). */
   telemetryRetentionDays: number;
-  /** Operation/connection log days and sent-mail days kept (db/log-retention.ts). */
+  /** Operation/connection log days and sent-mail days kept (jobs/log-retention.ts). */
   logRetention: LogRetention;
   /** Alarm mail (modules/alarm/alarm-mail.ts; docs/operations.md "Alarm mail"). */
   mail: {

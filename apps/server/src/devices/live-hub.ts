@@ -20,13 +20,13 @@ import {
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import type { AuthContext, SessionService } from '../auth/session-service';
-import type { Db } from '../db/database';
-import { device, deviceLatest } from '../db/schema';
-import type { DeviceService } from '../devices/device-service';
-import { ApiError } from '../http/api-error';
-import type { DashboardService } from '../modules/dashboard/dashboard-service';
-import { type CompanyScope, companyScope, scopeIncludes } from '../tenancy/company-scope';
+import { type CompanyScope, companyScope, scopeIncludes } from '../access/company-scope';
+import type { AuthContext, SessionService } from '../access/session-service';
+import type { Db } from '../core/db/database';
+import { device, deviceLatest } from '../core/db/schema';
+import { ApiError } from '../core/http/api-error';
+import type { DeviceService } from './device-service';
+import type { DashboardService } from './fleet-snapshot';
 
 interface LiveClient {
   socket: WebSocket;

@@ -6,9 +6,9 @@
  */
 import { ErrorCode } from '@ess/contract';
 import { inArray, sql } from 'drizzle-orm';
-import type { Db } from '../db/database';
-import { loginThrottle } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import type { Db } from '../core/db/database';
+import { loginThrottle } from '../core/db/schema';
+import { ApiError } from '../core/http/api-error';
 
 export interface ThrottleLimits {
   maxFailuresPerAccount: number;

@@ -13,8 +13,8 @@
 import { MASKED_VALUE } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database';
-import { employee, operationLog, userAccount } from '../db/schema';
+import type { Db } from '../core/db/database';
+import { employee, operationLog, userAccount } from '../core/db/schema';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

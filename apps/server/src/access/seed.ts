@@ -5,9 +5,9 @@
  * a second start on the same data keeps everything as it was.
  */
 import { count } from 'drizzle-orm';
-import { browserPasswordDigest, hashPassword } from '../auth/password';
-import type { Db } from './database';
-import { company, employee, employeeRole, role, userAccount } from './schema';
+import type { Db } from '../core/db/database';
+import { company, employee, employeeRole, role, userAccount } from '../core/db/schema';
+import { browserPasswordDigest, hashPassword } from './password';
 
 export const ADMIN_ACCOUNT = 'admin';
 export const PLATFORM_COMPANY_NAME = '平台运营中心';

@@ -40,7 +40,7 @@ export class DataDirInUseError extends Error {
   }
 }
 
-const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 
 export interface OpenDatabaseOptions {
   /** PostgreSQL connection string; when absent, PGlite in `dataDir`. */

@@ -11,10 +11,10 @@
  */
 import { API_PREFIX, allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthContext, SessionService } from '../auth/session-service';
-import type { Db } from '../db/database';
-import { type MenuAccess, menuAccess, permissionsOf } from '../modules/menu/menu-service';
-import { ApiError } from './api-error';
+import type { Db } from '../core/db/database';
+import { ApiError } from '../core/http/api-error';
+import { type MenuAccess, menuAccess, permissionsOf } from './menu-access';
+import type { AuthContext, SessionService } from './session-service';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -14,8 +14,8 @@ import {
   type MenuType,
 } from '@ess/contract';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
-import { company, employee, employeeRole, menu, role, roleMenu } from '../../db/schema';
+import type { Db } from '../core/db/database';
+import { company, employee, employeeRole, menu, role, roleMenu } from '../core/db/schema';
 
 type MenuRecord = typeof menu.$inferSelect;
 

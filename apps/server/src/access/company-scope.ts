@@ -19,11 +19,11 @@
 import { type DataScopeKind, ErrorCode } from '@ess/contract';
 import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { AuthContext } from '../auth/session-service';
-import type { Db } from '../db/database';
-import { rowsOf } from '../db/rows';
-import { company, employee, employeeRole, role, site } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
+import { company, employee, employeeRole, role, site } from '../core/db/schema';
+import { ApiError } from '../core/http/api-error';
+import type { AuthContext } from './session-service';
 
 /** `all`, or the ids of the companies the caller may see. */
 export type CompanyScope = { all: true } | { all: false; companyIds: number[] };

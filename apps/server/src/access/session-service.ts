@@ -15,10 +15,17 @@
  */
 import { ErrorCode } from '@ess/contract';
 import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { Config } from '../config';
-import type { Db } from '../db/database';
-import { authSession, company, employee, loginTicket, usedRefreshToken, userAccount } from '../db/schema';
-import { ApiError } from '../http/api-error';
+import type { Config } from '../core/config';
+import type { Db } from '../core/db/database';
+import {
+  authSession,
+  company,
+  employee,
+  loginTicket,
+  usedRefreshToken,
+  userAccount,
+} from '../core/db/schema';
+import { ApiError } from '../core/http/api-error';
 import { verifyAgainstDummy, verifyPassword } from './password';
 import { accountKey, addressKey, assertNotThrottled, clearFailures, recordFailure } from './throttle';
 import { newToken, TOKEN_PATTERN, tokenDigest } from './tokens';

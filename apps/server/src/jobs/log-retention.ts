@@ -14,19 +14,13 @@
  * `(device_id, ts)`: gateway state changes are few); the outbox by its `(state, …)` index.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { Db } from './database';
-import { rowsOf } from './rows';
+import type { LogRetention } from '../core/config';
+import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
 
-/** Least `LOG_RETENTION_DAYS` accepted (PRC Cybersecurity Law art. 21(3): six months). */
-export const MIN_LOG_RETENTION_DAYS = 180;
+export { type LogRetention, MIN_LOG_RETENTION_DAYS } from '../core/config';
+
 const BATCH_ROWS = 10_000;
-
-export interface LogRetention {
-  /** Days of operation and connection log kept (≥ {@link MIN_LOG_RETENTION_DAYS}). */
-  logDays: number;
-  /** Days a sent mail stays in the outbox. */
-  sentMailDays: number;
-}
 
 /** Rows deleted per table by one {@link purgeExpiredLogs} run. */
 export interface PurgedRows {

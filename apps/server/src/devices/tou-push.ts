@@ -38,12 +38,12 @@ import {
 } from '@ess/contract';
 import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/database';
-import { device, site, touPush, touScheme } from '../../db/schema';
-import { NO_REPLY } from '../../devices/commands';
-import type { DeviceService } from '../../devices/device-service';
-import { ApiError } from '../../http/api-error';
-import { type CompanyScope, inScope } from '../../tenancy/company-scope';
+import { type CompanyScope, inScope } from '../access/company-scope';
+import type { Db } from '../core/db/database';
+import { device, site, touPush, touScheme } from '../core/db/schema';
+import { ApiError } from '../core/http/api-error';
+import { NO_REPLY } from './commands';
+import type { DeviceService } from './device-service';
 
 type GatewayRecord = Pick<typeof device.$inferSelect, 'id' | 'sn' | 'type' | 'online' | 'lastSeenAt'>;
 type SchemeRecord = typeof touScheme.$inferSelect;
