@@ -1,5 +1,15 @@
 /**
- * Call paths (spec §7), so that console and server name each call once.
+ * Call paths (spec §7) as the constants the server and console used before the endpoint table.
+ * Every path now lives in the endpoint table (endpoints.ts: `endpoints.<area>.<call>.path`);
+ * these constants stay until the server and the console have moved, and a test keeps each of
+ * them equal to an endpoint's path. They are kept as plain strings (not read from the table) so
+ * that a page importing one path does not pull every schema into its bundle.
+ */
+
+/**
+ * Sign-in, session, own settings and the menu list.
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.user.login.path`.
  */
 export const ApiPath = {
   login: '/api-bms/user/login',
@@ -14,7 +24,11 @@ export const ApiPath = {
   menuList: '/api-bms/menu/menuList',
 } as const;
 
-/** Devices issue: sites and devices (paths ours; spec §2 names the screen only). */
+/**
+ * Devices issue: sites and devices (paths ours; spec §2 names the screen only).
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const RegistryPath = {
   sitePageList: '/api-bms/site/pageList',
   siteSave: '/api-bms/site/save',
@@ -27,7 +41,11 @@ export const RegistryPath = {
   deviceResetSecret: '/api-bms/device/resetSecret',
 } as const;
 
-/** ToU issue: schemes of time tariffs and charge strategy, pushed to the EMS (paths ours). */
+/**
+ * ToU issue: schemes of time tariffs and charge strategy, pushed to the EMS (paths ours).
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const TouPath = {
   pageList: '/api-bms/tou/pageList',
   detail: '/api-bms/tou/detail',
@@ -39,7 +57,11 @@ export const TouPath = {
   push: '/api-bms/tou/push',
 } as const;
 
-/** Devices issue: the operational overview (path ours). */
+/**
+ * Devices issue: the operational overview (path ours).
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const DashboardPath = {
   overview: '/api-bms/dashboard/overview',
 } as const;
@@ -48,6 +70,8 @@ export const DashboardPath = {
  * Monitoring issue, real-time data (`/realTimeShow`) and history (paths ours): site/device
  * pickers, a device's latest points, a point's trend, history series, two-period comparison and
  * energy bars (docs/api.md "Real-time data and history").
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
  */
 export const MonitorPath = {
   realtimeOptions: '/api-bms/monitor/realtime/options',
@@ -59,7 +83,11 @@ export const MonitorPath = {
   energy: '/api-bms/monitor/history/energy',
 } as const;
 
-/** Monitoring issue, big screens (paths ours): public and signed-in cockpit, site screens. */
+/**
+ * Monitoring issue, big screens (paths ours): public and signed-in cockpit, site screens.
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const ScreenPath = {
   /** public: aggregates of the installation only (no names, no exact positions). */
   cockpitPublic: '/api-bms/screen/cockpitPublic',
@@ -72,6 +100,8 @@ export const ScreenPath = {
 /**
  * Monitoring issue, data export (paths ours; spec §5, §9). `xlsx` answers the file itself when
  * the request is valid (docs/api.md "Export"), `{code, msg}` otherwise.
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
  */
 export const ExportPath = {
   sites: '/api-bms/export/sites',
@@ -82,13 +112,19 @@ export const ExportPath = {
 /**
  * Monitoring issue, site monitoring `/zdjkshow` (paths ours; permission `monitor:site:list`):
  * the sites for the map and list, and one site's energy flow and device panels.
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
  */
 export const SiteMonitorPath = {
   sites: '/api-bms/monitor/siteList',
   site: '/api-bms/monitor/siteDetail',
 } as const;
 
-/** Organisation and access-control issue (spec §7 for departments, employees, roles, menus). */
+/**
+ * Organisation and access-control issue (spec §7 for departments, employees, roles, menus).
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const OrgPath = {
   departmentList: '/api-bms/department/departmentList',
   departmentSave: '/api-bms/department/save',
@@ -126,6 +162,8 @@ export const OrgPath = {
 /**
  * Company calls per kind (ours; spec §1 names the screens): `/api-bms/<kind>/pageList`,
  * `save`, `update`, `status`, each needing `org:<kind>:list|save|save|status`.
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
  */
 export function companyPath(
   kind: 'agent' | 'investor' | 'construction' | 'owner',
@@ -136,7 +174,11 @@ export function companyPath(
 export const COMPANY_ACTIONS = ['pageList', 'save', 'update', 'status'] as const;
 export type CompanyAction = (typeof COMPANY_ACTIONS)[number];
 
-/** Monitoring issue: alarms and the mail outbox (paths ours). */
+/**
+ * Monitoring issue: alarms and the mail outbox (paths ours).
+ *
+ * @deprecated use `endpoints.*` (endpoints.ts), e.g. `endpoints.tou.save.path`.
+ */
 export const AlarmPath = {
   activeList: '/api-bms/alarm/activeList',
   historyList: '/api-bms/alarm/historyList',

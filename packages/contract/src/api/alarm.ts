@@ -14,10 +14,8 @@
 import { z } from 'zod';
 import { ALARM_LEVELS, DEVICE_TYPES, OFFLINE_REASONS } from '../device/protocol';
 import { userInfoEcho } from './envelope';
-import { pageQuery } from './registry';
+import { idSchema as id, keywordSchema, pageRequest, pageRequestShape, pageResponse } from './primitives';
 import { timeRangeSchema } from './time-range';
-
-const id = z.number().int().positive();
 
 /** Alarm codes the console knows (docs/device-protocol.md "Alarm codes"), with their labels. */
 export const ALARM_CODE_LABELS: Record<string, { zh: string; en: string }> = {
@@ -46,12 +44,12 @@ export type AlarmEventType = (typeof ALARM_EVENT_TYPES)[number];
 
 /** Filters shared by both lists. */
 const alarmFilters = {
-  ...pageQuery,
+  ...pageRequestShape,
   siteId: id.optional(),
   deviceId: id.optional(),
   level: z.enum(ALARM_LEVELS).optional(),
   /** Matches the code, its label is not searched; also content, device SN and EMS SN. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
   /** Exact alarm code (e.g. `bms.cell_overvoltage`). */
   code: z.string().trim().max(64).optional(),
   /** Raised (active list) or happened (history) within `[startMs, endMs)`; at most 400 days (3120–3122). */
@@ -105,10 +103,7 @@ export const alarmLifecycleRowSchema = z.object({
   ...ackFields,
 });
 export type AlarmLifecycleRow = z.infer<typeof alarmLifecycleRowSchema>;
-export const alarmActiveListResponse = z.object({
-  list: z.array(alarmLifecycleRowSchema),
-  total: z.number().int(),
-});
+export const alarmActiveListResponse = pageResponse(alarmLifecycleRowSchema);
 
 export const alarmHistoryRowSchema = z.object({
   /** Unique per row: `e<event id>` (alarm event) or `c<log id>` (connection change). */
@@ -130,10 +125,7 @@ export const alarmHistoryRowSchema = z.object({
   ...ackFields,
 });
 export type AlarmHistoryRow = z.infer<typeof alarmHistoryRowSchema>;
-export const alarmHistoryListResponse = z.object({
-  list: z.array(alarmHistoryRowSchema),
-  total: z.number().int(),
-});
+export const alarmHistoryListResponse = pageResponse(alarmHistoryRowSchema);
 
 /** At most this many alarms per acknowledgement. */
 export const ALARM_ACK_MAX = 500;
@@ -169,11 +161,10 @@ export type AlarmFilterOptions = z.infer<typeof alarmFilterOptionsResponse>;
 export const MAIL_STATES = ['queued', 'sent', 'failed'] as const;
 export type MailState = (typeof MAIL_STATES)[number];
 
-export const mailOutboxListRequest = z.object({
-  ...pageQuery,
+export const mailOutboxListRequest = pageRequest.extend({
   state: z.enum(MAIL_STATES).optional(),
   /** Matches the address and the subject. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
 });
 export const mailOutboxRowSchema = z.object({
   id,
@@ -192,9 +183,7 @@ export const mailOutboxRowSchema = z.object({
   nextAttemptAt: z.number().int().nullable(),
 });
 export type MailOutboxRow = z.infer<typeof mailOutboxRowSchema>;
-export const mailOutboxListResponse = z.object({
-  list: z.array(mailOutboxRowSchema),
-  total: z.number().int(),
+export const mailOutboxListResponse = pageResponse(mailOutboxRowSchema).extend({
   /** Whether an SMTP server is configured (SMTP_URL); without it mails stay queued here. */
   smtpConfigured: z.boolean(),
 });

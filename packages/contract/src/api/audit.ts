@@ -4,15 +4,14 @@
  * administrators through `log/pageList` within their company scope.
  */
 import { z } from 'zod';
-import { pageQuery } from './registry';
+import { pageRequest, pageResponse, TEXT_LIMITS } from './primitives';
 
 /** Stands for a masked secret (password digests, device secrets, tokens) in a logged value. */
 export const MASKED_VALUE = '******';
 
-export const operationLogListRequest = z.object({
-  ...pageQuery,
+export const operationLogListRequest = pageRequest.extend({
   /** Matches the account or the employee name. */
-  operator: z.string().trim().max(64).optional(),
+  operator: z.string().trim().max(TEXT_LIMITS.keyword).optional(),
   /** Exact action, e.g. `role.update`. */
   action: z.string().trim().max(64).optional(),
   targetType: z.string().trim().max(32).optional(),
@@ -46,7 +45,4 @@ export const operationLogRowSchema = z.object({
   ip: z.string().nullable(),
 });
 export type OperationLogRow = z.infer<typeof operationLogRowSchema>;
-export const operationLogListResponse = z.object({
-  list: z.array(operationLogRowSchema),
-  total: z.number().int(),
-});
+export const operationLogListResponse = pageResponse(operationLogRowSchema);

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { EMAIL_PATTERN, SUB_ALARM_VALUES } from '../validation';
 import { userInfoEcho } from './envelope';
+import { TEXT_LIMITS } from './primitives';
 import { passwordHashSchema } from './user';
 
 export const updatePasswordRequest = z.object({
@@ -23,7 +24,7 @@ export type EmailSettings = z.infer<typeof emailSettingsSchema>;
 
 export const updateEmailRequest = z.object({
   userInfo: userInfoEcho,
-  email: z.string().trim().max(254).regex(EMAIL_PATTERN, 'must be a valid e-mail address'),
+  email: z.string().trim().max(TEXT_LIMITS.email).regex(EMAIL_PATTERN, 'must be a valid e-mail address'),
   isSubAlarm: z.enum(SUB_ALARM_VALUES),
 });
 export type UpdateEmailRequest = z.infer<typeof updateEmailRequest>;

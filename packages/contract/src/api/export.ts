@@ -15,9 +15,8 @@ import { ALARM_LEVELS, DEVICE_TYPES, type DeviceType } from '../device/protocol'
 import { ErrorCode } from '../errors';
 import type { Lang } from '../lang';
 import { userInfoEcho } from './envelope';
+import { idSchema as id, nullResponse } from './primitives';
 import { checkTimeRange, EXPORT_MAX_DAYS } from './time-range';
-
-const id = z.number().int().positive();
 
 /** Spec §9: at most 10 entries (energy-storage devices) per export. */
 export const EXPORT_MAX_ENTRIES = 10;
@@ -68,6 +67,13 @@ export const exportRequest = z.object({
 });
 export type ExportRequest = z.input<typeof exportRequest>;
 export type ExportChoices = z.output<typeof exportRequest>;
+
+/**
+ * The `data` of `export/xlsx` when it answers an envelope: only a refusal does, with
+ * `data: null`. A valid request answers the xlsx file itself ({@link XLSX_MIME}, streamed, with
+ * {@link EXPORT_ROWS_HEADER}); the endpoint table marks it with `file`.
+ */
+export const exportXlsxResponse = nullResponse;
 
 /** The fields of the form in prerequisite order, and `items` (the data to export). */
 export type ExportField = 'agentId' | 'time' | 'siteId' | 'type' | 'deviceIds' | 'items';

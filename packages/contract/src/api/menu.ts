@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { userInfoEcho } from './envelope';
+import { idSchema, TEXT_LIMITS } from './primitives';
 
 /** Directory (a group in the sidebar), page (a route), or button (a permission only). */
 export const MENU_TYPES = ['directory', 'page', 'button'] as const;
@@ -112,22 +113,22 @@ export const menuListResponse = z.object({ list: z.array(menuRowSchema) });
  */
 const menuFields = z.object({
   userInfo: userInfoEcho,
-  parentId: z.number().int().positive().nullish(),
+  parentId: idSchema.nullish(),
   type: z.enum(MENU_TYPES),
   sort: z.number().int().min(0).max(9999).default(0),
-  path: z.string().trim().max(200).default(''),
-  name: z.string().trim().max(64).default(''),
-  component: z.string().trim().max(200).nullish(),
-  vueName: z.string().trim().max(64).nullish(),
-  icon: z.string().trim().max(64).nullish(),
-  titleZh: z.string().trim().min(1).max(64),
-  titleEn: z.string().trim().min(1).max(64),
+  path: z.string().trim().max(TEXT_LIMITS.menuPath).default(''),
+  name: z.string().trim().max(TEXT_LIMITS.menuName).default(''),
+  component: z.string().trim().max(TEXT_LIMITS.menuComponent).nullish(),
+  vueName: z.string().trim().max(TEXT_LIMITS.menuVueName).nullish(),
+  icon: z.string().trim().max(TEXT_LIMITS.menuIcon).nullish(),
+  titleZh: z.string().trim().min(1).max(TEXT_LIMITS.menuTitle),
+  titleEn: z.string().trim().min(1).max(TEXT_LIMITS.menuTitle),
   keepAlive: z.boolean().default(false),
   hidden: z.boolean().default(false),
   alwaysShow: z.boolean().default(false),
-  redirect: z.string().trim().max(200).nullish(),
+  redirect: z.string().trim().max(TEXT_LIMITS.menuRedirect).nullish(),
   breadcrumb: z.boolean().default(true),
-  activeMenu: z.string().trim().max(200).nullish(),
+  activeMenu: z.string().trim().max(TEXT_LIMITS.menuActiveMenu).nullish(),
   perms: z
     .string()
     .trim()
@@ -152,5 +153,5 @@ function checkMenuFields(m: z.infer<typeof menuFields>, ctx: z.RefinementCtx): v
 
 export const menuInput = menuFields.superRefine(checkMenuFields);
 export type MenuInput = z.infer<typeof menuInput>;
-export const menuUpdate = menuFields.extend({ id: z.number().int().positive() }).superRefine(checkMenuFields);
+export const menuUpdate = menuFields.extend({ id: idSchema }).superRefine(checkMenuFields);
 export type MenuUpdate = z.infer<typeof menuUpdate>;

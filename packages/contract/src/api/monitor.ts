@@ -18,6 +18,7 @@ import { POINTS, pointDef } from '../device/points';
 import { DEVICE_TYPES, type DeviceType, OFFLINE_REASONS } from '../device/protocol';
 import type { Lang } from '../lang';
 import { userInfoEcho } from './envelope';
+import { idSchema } from './primitives';
 import { timeRangeSchema } from './time-range';
 
 /** No series sent to the browser has more points than this (issue 4: "~3,000"). */
@@ -107,7 +108,7 @@ export type PickDevice = z.infer<typeof pickDeviceSchema>;
 /** Sites in scope; with `siteId` also that site's devices (3036 when not in scope). */
 export const pickOptionsRequest = z.object({
   userInfo: userInfoEcho,
-  siteId: z.number().int().positive().optional(),
+  siteId: idSchema.optional(),
 });
 export const pickOptionsResponse = z.object({
   sites: z.array(pickSiteSchema),
@@ -117,7 +118,7 @@ export type PickOptions = z.infer<typeof pickOptionsResponse>;
 
 export const realtimeRequest = z.object({
   userInfo: userInfoEcho,
-  deviceId: z.number().int().positive(),
+  deviceId: idSchema,
 });
 
 export const realtimePointSchema = z.object({
@@ -153,12 +154,12 @@ export function isStale(ts: number, now: number, staleAfterMs: number, online: b
 /** A point's trend over the last {@link REALTIME_TREND_MS} (answered as a history, raw when possible). */
 export const trendRequest = z.object({
   userInfo: userInfoEcho,
-  deviceId: z.number().int().positive(),
+  deviceId: idSchema,
   point: z.string().min(1).max(64),
 });
 
 export const seriesKeySchema = z.object({
-  deviceId: z.number().int().positive(),
+  deviceId: idSchema,
   point: z.string().min(1).max(64),
 });
 export type SeriesKey = z.infer<typeof seriesKeySchema>;
@@ -212,7 +213,7 @@ export type HistoryData = z.infer<typeof historyResponse>;
 /** Two periods of one point; one resolution for both, chosen for the longer period. */
 export const compareRequest = z.object({
   userInfo: userInfoEcho,
-  deviceId: z.number().int().positive(),
+  deviceId: idSchema,
   point: z.string().min(1).max(64),
   a: timeRangeSchema,
   b: timeRangeSchema,
@@ -237,9 +238,9 @@ export type EnergyGranularity = (typeof ENERGY_GRANULARITIES)[number];
 /** Charged/discharged energy of a site's PCS (or one PCS) per site-local day or month. */
 export const energyRequest = z.object({
   userInfo: userInfoEcho,
-  siteId: z.number().int().positive(),
+  siteId: idSchema,
   /** One PCS of the site; all PCS of the site when absent. */
-  deviceId: z.number().int().positive().optional(),
+  deviceId: idSchema.optional(),
   granularity: z.enum(ENERGY_GRANULARITIES),
   ...timeRangeSchema.shape,
 });

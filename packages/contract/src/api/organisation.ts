@@ -11,20 +11,19 @@ import { z } from 'zod';
 import { EMAIL_PATTERN, PHONE_PATTERN, validationMessages } from '../validation';
 import { userInfoEcho } from './envelope';
 import { menuRowSchema } from './menu';
-import { pageQuery } from './registry';
+import {
+  idSchema as id,
+  keywordSchema,
+  optionalText,
+  pageRequest,
+  pageResponse,
+  TEXT_LIMITS,
+  trimmedText,
+} from './primitives';
 import { passwordHashSchema } from './user';
 
-const id = z.number().int().positive();
-const trimmed = (max: number) => z.string().trim().min(1).max(max);
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ? v : null));
 /** A mainland mobile number, or nothing (spec §5 "please enter the correct phone number"). */
-const optionalPhone = optionalText(20).refine(
+const optionalPhone = optionalText(TEXT_LIMITS.phone).refine(
   (v) => v === null || PHONE_PATTERN.test(v),
   validationMessages.phoneInvalid.en,
 );
@@ -40,10 +39,9 @@ export type EnabledStatus = z.infer<typeof status>;
 export const COMPANY_KINDS = ['agent', 'investor', 'construction', 'owner'] as const;
 export type CompanyKind = (typeof COMPANY_KINDS)[number];
 
-export const companyListRequest = z.object({
-  ...pageQuery,
+export const companyListRequest = pageRequest.extend({
   /** Matches name, contact or phone. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
   status: status.optional(),
 });
 
@@ -63,12 +61,12 @@ export const companyRowSchema = z.object({
   createdAt: z.string(),
 });
 export type CompanyRow = z.infer<typeof companyRowSchema>;
-export const companyListResponse = z.object({ list: z.array(companyRowSchema), total: z.number().int() });
+export const companyListResponse = pageResponse(companyRowSchema);
 
 export const companyInput = z.object({
   userInfo: userInfoEcho,
-  name: trimmed(64),
-  contact: optionalText(32),
+  name: trimmedText(TEXT_LIMITS.companyName),
+  contact: optionalText(TEXT_LIMITS.companyContact),
   phone: optionalPhone,
   /** The company above this one; defaults to the caller's. Must be within the caller's scope. */
   parentId: id.nullish(),
@@ -123,7 +121,7 @@ export const departmentListRequest = z.object({
   userInfo: userInfoEcho,
   /** Company whose tree to list; defaults to the caller's. */
   companyId: id.optional(),
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
 });
 export const departmentRowSchema = z.object({
   id,
@@ -146,9 +144,9 @@ export const departmentInput = z.object({
   /** Defaults to the caller's company; ignored on update. */
   companyId: id.optional(),
   parentId: id.nullish(),
-  name: trimmed(64),
+  name: trimmedText(TEXT_LIMITS.departmentName),
   sort: z.number().int().min(0).max(9999).default(0),
-  leader: optionalText(32),
+  leader: optionalText(TEXT_LIMITS.departmentLeader),
   phone: optionalPhone,
   status: status.default('enabled'),
 });
@@ -157,10 +155,9 @@ export const departmentUpdate = departmentInput.extend({ id });
 
 /* ───────────── Employees ───────────── */
 
-export const employeeListRequest = z.object({
-  ...pageQuery,
+export const employeeListRequest = pageRequest.extend({
   /** Matches account, name or phone. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
   /** This department and the ones below it. */
   departmentId: id.optional(),
   status: status.optional(),
@@ -186,13 +183,13 @@ export const employeeRowSchema = z.object({
   createdAt: z.string(),
 });
 export type EmployeeRow = z.infer<typeof employeeRowSchema>;
-export const employeeListResponse = z.object({ list: z.array(employeeRowSchema), total: z.number().int() });
+export const employeeListResponse = pageResponse(employeeRowSchema);
 
 const employeeFields = {
   userInfo: userInfoEcho,
-  name: trimmed(32),
+  name: trimmedText(TEXT_LIMITS.employeeName),
   phone: optionalPhone,
-  email: optionalText(254).refine(
+  email: optionalText(TEXT_LIMITS.email).refine(
     (v) => v === null || EMAIL_PATTERN.test(v),
     validationMessages.emailInvalid.en,
   ),
@@ -204,7 +201,7 @@ const employeeFields = {
 export const employeeSaveRequest = z.object({
   ...employeeFields,
   /** Sign-in name; an account that already exists in another company is linked (its password kept). */
-  account: z.string().trim().min(1).max(64),
+  account: trimmedText(TEXT_LIMITS.account),
   /** Initial password as the browser's SHA-256 digest; must be changed at first sign-in. */
   password: passwordHashSchema,
   companyId: id.optional(),
@@ -235,9 +232,8 @@ export const employeeResetPasswordRequest = z.object({
 export const DATA_SCOPES = ['all', 'company', 'department_and_below', 'department', 'self'] as const;
 export type DataScopeKind = (typeof DATA_SCOPES)[number];
 
-export const roleListRequest = z.object({
-  ...pageQuery,
-  keyword: z.string().trim().max(64).optional(),
+export const roleListRequest = pageRequest.extend({
+  keyword: keywordSchema,
   status: status.optional(),
   companyId: id.optional(),
 });
@@ -257,7 +253,7 @@ export const roleRowSchema = z.object({
   createdAt: z.string(),
 });
 export type RoleRow = z.infer<typeof roleRowSchema>;
-export const roleListResponse = z.object({ list: z.array(roleRowSchema), total: z.number().int() });
+export const roleListResponse = pageResponse(roleRowSchema);
 export const roleDetailSchema = roleRowSchema.extend({
   /** Menu, page and button ids granted (every id the company may hold, for an administrator role). */
   menuIds: z.array(id),
@@ -269,9 +265,9 @@ export const ROLE_CODE_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{1,31}$/;
 
 const roleFields = {
   userInfo: userInfoEcho,
-  name: trimmed(32),
+  name: trimmedText(TEXT_LIMITS.roleName),
   code: z.string().trim().regex(ROLE_CODE_PATTERN, '2–32 letters, digits, _ or -, starting with a letter'),
-  remark: optionalText(200),
+  remark: optionalText(TEXT_LIMITS.roleRemark),
   status: status.default('enabled'),
   dataScope: z.enum(DATA_SCOPES).default('company'),
   menuIds: z.array(id).max(2000).default([]),
@@ -283,7 +279,7 @@ export type RoleUpdateRequest = z.infer<typeof roleUpdateRequest>;
 export const roleCopyRequest = z.object({
   userInfo: userInfoEcho,
   id,
-  name: trimmed(32),
+  name: trimmedText(TEXT_LIMITS.roleName),
   code: roleFields.code,
 });
 
@@ -296,8 +292,3 @@ export const roleMenuOptionsResponse = z.object({
   grantable: z.array(id),
 });
 export type RoleMenuOptions = z.infer<typeof roleMenuOptionsResponse>;
-
-/* ───────────── Shared answers ───────────── */
-
-export const idOnlyRequest = z.object({ userInfo: userInfoEcho, id });
-export const createdIdResponse = z.object({ id });

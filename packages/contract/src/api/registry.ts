@@ -7,16 +7,16 @@ import { z } from 'zod';
 import { DEVICE_TYPES, OFFLINE_REASONS, SN_PATTERN, timezoneSchema } from '../device/protocol';
 import { IPV4_PATTERN } from '../validation';
 import { userInfoEcho } from './envelope';
-
-const id = z.number().int().positive();
-const trimmed = (max: number) => z.string().trim().min(1).max(max);
-const optionalText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .nullish()
-    .transform((v) => (v ? v : null));
+import {
+  idSchema as id,
+  keywordSchema,
+  optionalText,
+  pageRequest,
+  pageRequestShape,
+  pageResponse,
+  TEXT_LIMITS,
+  trimmedText,
+} from './primitives';
 
 /** Time zone of a new site unless another is chosen (IANA). */
 export const DEFAULT_SITE_TIMEZONE = 'Asia/Shanghai';
@@ -24,17 +24,14 @@ export const DEFAULT_SITE_TIMEZONE = 'Asia/Shanghai';
 /** Site code: 2–32 letters, digits, '_' or '-'. */
 export const SITE_CODE_PATTERN = /^[A-Za-z0-9_-]{2,32}$/;
 
-export const pageQuery = {
-  userInfo: userInfoEcho,
-  pageNum: z.number().int().min(1).default(1),
-  pageSize: z.number().int().min(1).max(500).default(20),
-};
+/** @deprecated the paging fields; use `pageRequest` (extend it) or `pageRequestShape`. */
+export const pageQuery = pageRequestShape;
 
 export const siteInput = z.object({
   userInfo: userInfoEcho,
   code: z.string().trim().regex(SITE_CODE_PATTERN, '2–32 letters, digits, _ or -'),
-  name: trimmed(64),
-  address: optionalText(200),
+  name: trimmedText(TEXT_LIMITS.siteName),
+  address: optionalText(TEXT_LIMITS.siteAddress),
   timezone: timezoneSchema.default(DEFAULT_SITE_TIMEZONE),
   latitude: z.number().min(-90).max(90).nullish(),
   longitude: z.number().min(-180).max(180).nullish(),
@@ -44,11 +41,9 @@ export const siteInput = z.object({
 export type SiteInput = z.infer<typeof siteInput>;
 
 export const siteUpdate = siteInput.extend({ id });
-export const idRequest = z.object({ userInfo: userInfoEcho, id });
 
-export const siteListRequest = z.object({
-  ...pageQuery,
-  keyword: z.string().trim().max(64).optional(),
+export const siteListRequest = pageRequest.extend({
+  keyword: keywordSchema,
   companyId: id.optional(),
 });
 
@@ -72,7 +67,7 @@ export const siteRowSchema = z.object({
   ratedPowerKw: z.number(),
 });
 export type SiteRow = z.infer<typeof siteRowSchema>;
-export const siteListResponse = z.object({ list: z.array(siteRowSchema), total: z.number().int() });
+export const siteListResponse = pageResponse(siteRowSchema);
 
 export const deviceInput = z
   .object({
@@ -80,12 +75,12 @@ export const deviceInput = z
     siteId: id,
     sn: z.string().trim().regex(SN_PATTERN, '4–40 letters, digits, _ or -'),
     type: z.enum(DEVICE_TYPES),
-    model: optionalText(64),
+    model: optionalText(TEXT_LIMITS.deviceModel),
     /** The gateway it reports through; absent/null = it is a gateway itself. */
     gatewayId: id.nullish(),
     ratedPowerKw: z.number().positive('number must be greater than 0').max(1_000_000).nullish(),
     capacityKwh: z.number().positive('number must be greater than 0').max(10_000_000).nullish(),
-    mqttClientId: optionalText(64),
+    mqttClientId: optionalText(TEXT_LIMITS.mqttClientId),
     connAddress: z
       .string()
       .trim()
@@ -98,11 +93,10 @@ export const deviceInput = z
 export type DeviceInput = z.infer<typeof deviceInput>;
 export const deviceUpdate = deviceInput.extend({ id });
 
-export const deviceListRequest = z.object({
-  ...pageQuery,
+export const deviceListRequest = pageRequest.extend({
   siteId: id.optional(),
   type: z.enum(DEVICE_TYPES).optional(),
-  keyword: z.string().trim().max(64).optional(),
+  keyword: keywordSchema,
   online: z.boolean().optional(),
 });
 
@@ -129,7 +123,7 @@ export const deviceRowSchema = z.object({
   offlineReason: z.enum(OFFLINE_REASONS).nullable(),
 });
 export type DeviceRow = z.infer<typeof deviceRowSchema>;
-export const deviceListResponse = z.object({ list: z.array(deviceRowSchema), total: z.number().int() });
+export const deviceListResponse = pageResponse(deviceRowSchema);
 
 /** Answer of device save (gateways) and resetSecret: the secret is shown once, never stored in clear. */
 export const deviceSecretResponse = z.object({

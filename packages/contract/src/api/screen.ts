@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { ALARM_LEVELS, DEVICE_TYPES, OFFLINE_REASONS } from '../device/protocol';
 import { powerCurveSchema } from './dashboard';
 import { userInfoEcho } from './envelope';
+import { idSchema } from './primitives';
 
 /**
  * Revenue estimate of a site and local day (docs/api.md): discharged kWh × peak price −
@@ -109,7 +110,7 @@ export const screenSiteOptionSchema = z.object({
 export type ScreenSiteOption = z.infer<typeof screenSiteOptionSchema>;
 export const screenSitesResponse = z.array(screenSiteOptionSchema);
 
-export const screenSiteRequest = z.object({ userInfo: userInfoEcho, siteId: z.number().int().positive() });
+export const screenSiteRequest = z.object({ userInfo: userInfoEcho, siteId: idSchema });
 
 /** A device of the site screen: registry fields and its latest reading. */
 export const screenDeviceSchema = z.object({

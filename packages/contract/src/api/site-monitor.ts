@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import { type SiteStatus, siteStatusSchema } from './dashboard';
 import { userInfoEcho } from './envelope';
+import { idSchema } from './primitives';
 
 /** Map/list status: offline (no gateway online), alarm (online with active alarms), online. */
 export const SITE_MONITOR_STATUSES = ['online', 'offline', 'alarm'] as const;
@@ -177,7 +178,7 @@ export type SitePanels = z.infer<typeof sitePanelsSchema>;
 
 export const siteMonitorDetailRequest = z.object({
   userInfo: userInfoEcho,
-  siteId: z.number().int().positive(),
+  siteId: idSchema,
 });
 export const siteMonitorDetailResponse = z.object({
   site: siteMonitorSiteSchema,

@@ -12,14 +12,19 @@
 import { z } from 'zod';
 import { touSchemeDocumentSchema } from '../tou/scheme';
 import { userInfoEcho } from './envelope';
-import { pageQuery } from './registry';
+import {
+  idSchema as id,
+  keywordSchema,
+  pageRequest,
+  pageResponse,
+  TEXT_LIMITS,
+  trimmedText,
+} from './primitives';
 
-const id = z.number().int().positive();
-const schemeName = z.string().trim().min(1).max(64);
+const schemeName = trimmedText(TEXT_LIMITS.touSchemeName);
 
-export const touSchemeListRequest = z.object({
-  ...pageQuery,
-  keyword: z.string().trim().max(64).optional(),
+export const touSchemeListRequest = pageRequest.extend({
+  keyword: keywordSchema,
   companyId: id.optional(),
 });
 
@@ -39,7 +44,7 @@ export const touSchemeRowSchema = z.object({
   updatedAt: z.string(),
 });
 export type TouSchemeRow = z.infer<typeof touSchemeRowSchema>;
-export const touSchemeListResponse = z.object({ list: z.array(touSchemeRowSchema), total: z.number().int() });
+export const touSchemeListResponse = pageResponse(touSchemeRowSchema);
 
 export const touAssignedSiteSchema = z.object({
   siteId: id,

@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { ACCOUNT_MAX_LENGTH, PASSWORD_HASH_PATTERN } from '../validation';
 import { userInfoEcho } from './envelope';
 import { menuItemSchema } from './menu';
-
-const id = z.number().int().positive();
+import { idSchema as id, trimmedText } from './primitives';
 
 /** Random id of one browser (a "terminal"), created once and kept in local storage. */
 /** A terminal id: 8–64 characters of A–Z, a–z, 0–9, '_' or '-'. */
@@ -21,7 +20,7 @@ export const terminalIdSchema = z
 export const passwordHashSchema = z.string().regex(PASSWORD_HASH_PATTERN, 'must be a SHA-256 hex digest');
 
 export const loginRequest = z.object({
-  account: z.string().trim().min(1).max(ACCOUNT_MAX_LENGTH),
+  account: trimmedText(ACCOUNT_MAX_LENGTH),
   password: passwordHashSchema,
   terminalId: terminalIdSchema,
 });

@@ -11,6 +11,7 @@
  * server must deduplicate QoS 1 redeliveries, an `id` unique per gateway.
  */
 import { z } from 'zod';
+import type { Lang } from '../lang';
 import { touSchemeDocumentSchema } from '../tou/scheme';
 
 /** Protocol version carried in every payload. */
@@ -39,6 +40,25 @@ export const SN_PATTERN = /^[A-Za-z0-9_-]{4,40}$/;
 
 export const DEVICE_TYPES = ['ems', 'pcs', 'bms', 'meter', 'pv', 'air_conditioner', 'env_sensor'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
+
+/**
+ * Name of each device type in the console's languages (the same words in lists, filters,
+ * exports and mails). Abbreviations (EMS, PCS, BMS) are the field's standard terms (design §4).
+ */
+export const DEVICE_TYPE_LABELS: Readonly<Record<DeviceType, Readonly<Record<Lang, string>>>> = {
+  ems: { zh: 'EMS', en: 'EMS' },
+  pcs: { zh: 'PCS', en: 'PCS' },
+  bms: { zh: 'BMS', en: 'BMS' },
+  meter: { zh: '电表', en: 'Meter' },
+  pv: { zh: '光伏', en: 'PV' },
+  air_conditioner: { zh: '空调', en: 'Air conditioner' },
+  env_sensor: { zh: '环境传感器', en: 'Environment sensor' },
+};
+
+/** The name of device `type` in `lang` (e.g. 'meter' → '电表' / 'Meter'); an unknown type → itself. */
+export function deviceTypeLabel(type: string, lang: Lang): string {
+  return (DEVICE_TYPE_LABELS as Partial<Record<string, Record<Lang, string>>>)[type]?.[lang] ?? type;
+}
 
 export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply';
 

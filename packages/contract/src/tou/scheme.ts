@@ -23,6 +23,7 @@
  * lives in rules.ts so that form and server report it the same way.
  */
 import { z } from 'zod';
+import { TEXT_LIMITS, trimmedText } from '../api/primitives';
 
 /** Peak-valley tiers (spec §9), most expensive first. `shoulder` = flat, `off_peak` = valley. */
 export const TOU_TIERS = ['sharp', 'peak', 'shoulder', 'off_peak'] as const;
@@ -53,9 +54,9 @@ export const MONTH_DAY_PATTERN = /^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 export const DATE_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
 const key = z.number().int().min(1).max(9999);
-const name = z.string().trim().min(1).max(32);
+const name = trimmedText(TEXT_LIMITS.touPlanName);
 /** Times are checked by rules.ts (so that "24:00" gets the spec's message, not a format error). */
-const time = z.string().max(5);
+const time = z.string().max(TEXT_LIMITS.touTime);
 
 /**
  * One period of a daily plan. `tier`, `priceCnyPerKwh` and `action` are nullable so that a form

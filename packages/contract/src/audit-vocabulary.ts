@@ -1,0 +1,134 @@
+/**
+ * The closed vocabulary of the operation log (issue 5 item 7, issue 11 item 6): every action the
+ * server records and every target type, with their Chinese and English names.
+ *
+ * An action is `<resource>.<verb>` and is recorded by the call that declares it in the endpoint
+ * table (endpoints.ts `audit`); the table's entries are typed with {@link AuditAction}, and a
+ * test checks that this list holds exactly the actions of the table (nothing missing, nothing
+ * extra). Wordings follow the console's operation-log screen.
+ */
+import type { Lang } from './lang';
+
+/** Company kinds with their own screens; each records `<kind>.save|update|status`. */
+const COMPANY_KIND_LABELS = {
+  agent: { zh: '代理商', en: 'agent' },
+  investor: { zh: '投资方', en: 'investor' },
+  construction: { zh: '施工方', en: 'construction party' },
+  owner: { zh: '用户公司', en: 'owner company' },
+} as const;
+
+const companyActions = <K extends keyof typeof COMPANY_KIND_LABELS>(kind: K) => {
+  const { zh, en } = COMPANY_KIND_LABELS[kind];
+  return {
+    [`${kind}.save`]: { zh: `新增${zh}`, en: `Add ${en}` },
+    [`${kind}.update`]: { zh: `修改${zh}`, en: `Update ${en}` },
+    [`${kind}.status`]: { zh: `启用/禁用${zh}`, en: `Enable/disable ${en}` },
+  } as Record<`${K}.${'save' | 'update' | 'status'}`, { zh: string; en: string }>;
+};
+
+/**
+ * Every recorded action and its name (zh, en). Grouped as the operation-log filter offers them:
+ * sign-in and own account, people and access, companies, devices, ToU, alarms.
+ */
+const ACTION_LABELS = {
+  'user.login': { zh: '登录', en: 'Sign in' },
+  'user.logout': { zh: '退出登录', en: 'Sign out' },
+  'account.updatePassword': { zh: '修改密码', en: 'Change password' },
+  'account.updateEmail': { zh: '修改邮件订阅', en: 'Change e-mail subscription' },
+
+  'employee.save': { zh: '新增员工', en: 'Add employee' },
+  'employee.update': { zh: '修改员工', en: 'Update employee' },
+  'employee.status': { zh: '启用/禁用员工', en: 'Enable/disable employee' },
+  'employee.delete': { zh: '删除员工', en: 'Delete employee' },
+  'employee.resetPassword': { zh: '重置员工密码', en: 'Reset employee password' },
+  'department.save': { zh: '新增部门', en: 'Add department' },
+  'department.update': { zh: '修改部门', en: 'Update department' },
+  'department.delete': { zh: '删除部门', en: 'Delete department' },
+  'role.save': { zh: '新增角色', en: 'Add role' },
+  'role.update': { zh: '修改角色', en: 'Update role' },
+  'role.delete': { zh: '删除角色', en: 'Delete role' },
+  'role.copy': { zh: '复制角色', en: 'Copy role' },
+  'menu.save': { zh: '新增菜单', en: 'Add menu' },
+  'menu.update': { zh: '修改菜单', en: 'Update menu' },
+  'menu.delete': { zh: '删除菜单', en: 'Delete menu' },
+
+  ...companyActions('agent'),
+  'agent.assignDevices': { zh: '为代理商分配设备', en: 'Assign devices to agent' },
+  'agent.unassignDevices': { zh: '收回代理商的设备', en: 'Take devices back from agent' },
+  ...companyActions('investor'),
+  ...companyActions('construction'),
+  ...companyActions('owner'),
+
+  'site.save': { zh: '新增站点', en: 'Add site' },
+  'site.update': { zh: '修改站点', en: 'Update site' },
+  'site.delete': { zh: '删除站点', en: 'Delete site' },
+  'device.save': { zh: '新增设备', en: 'Add device' },
+  'device.update': { zh: '修改设备', en: 'Update device' },
+  'device.delete': { zh: '删除设备', en: 'Delete device' },
+  'device.resetSecret': { zh: '重置设备密钥', en: 'Re-issue device secret' },
+
+  'tou.save': { zh: '新建电价方案', en: 'Add ToU scheme' },
+  'tou.update': { zh: '修改电价方案', en: 'Update ToU scheme' },
+  'tou.delete': { zh: '删除电价方案', en: 'Delete ToU scheme' },
+  'tou.assign': { zh: '为电价方案分配站点', en: 'Assign sites to ToU scheme' },
+  'tou.push': { zh: '下发电价方案', en: 'Push ToU scheme' },
+
+  'alarm.ack': { zh: '确认告警', en: 'Acknowledge alarms' },
+} as const satisfies Record<string, Readonly<Record<Lang, string>>>;
+
+/** An action the operation log records, e.g. `role.update`, `tou.push`, `user.login`. */
+export type AuditAction = keyof typeof ACTION_LABELS;
+
+/** Every recorded action, in the order the operation-log filter offers them. */
+export const AUDIT_ACTIONS = Object.keys(ACTION_LABELS) as readonly AuditAction[];
+
+/** Names of the recorded actions (zh, en): the console's operation log shows these. */
+export const AUDIT_ACTION_LABELS: Readonly<Record<AuditAction, Readonly<Record<Lang, string>>>> =
+  ACTION_LABELS;
+
+/** True when `action` is in the vocabulary. */
+export function isAuditAction(action: string): action is AuditAction {
+  return Object.hasOwn(ACTION_LABELS, action);
+}
+
+/**
+ * The name of `action` in `lang` ('tou.push' → '下发电价方案' / 'Push ToU scheme'). An action
+ * outside the vocabulary (an entry written by an older version) answers its own key.
+ */
+export function auditActionLabel(action: string, lang: Lang): string {
+  return isAuditAction(action) ? ACTION_LABELS[action][lang] : action;
+}
+
+const TARGET_LABELS = {
+  account: { zh: '账号', en: 'Account' },
+  session: { zh: '会话', en: 'Session' },
+  employee: { zh: '员工', en: 'Employee' },
+  department: { zh: '部门', en: 'Department' },
+  role: { zh: '角色', en: 'Role' },
+  menu: { zh: '菜单', en: 'Menu' },
+  company: { zh: '公司', en: 'Company' },
+  site: { zh: '站点', en: 'Site' },
+  device: { zh: '设备', en: 'Device' },
+  tou_scheme: { zh: '电价方案', en: 'ToU scheme' },
+  alarm: { zh: '告警', en: 'Alarm' },
+} as const satisfies Record<string, Readonly<Record<Lang, string>>>;
+
+/** The type of row an operation-log entry names as its target (`targetType`). */
+export type AuditTargetType = keyof typeof TARGET_LABELS;
+
+/** Every target type, in the order the operation-log filter offers them. */
+export const AUDIT_TARGET_TYPES = Object.keys(TARGET_LABELS) as readonly AuditTargetType[];
+
+/** Names of the target types (zh, en), capitalised in English: they stand alone in a column. */
+export const AUDIT_TARGET_LABELS: Readonly<Record<AuditTargetType, Readonly<Record<Lang, string>>>> =
+  TARGET_LABELS;
+
+/** True when `type` is in the vocabulary. */
+export function isAuditTargetType(type: string): type is AuditTargetType {
+  return Object.hasOwn(TARGET_LABELS, type);
+}
+
+/** The name of target type `type` in `lang` ('tou_scheme' → '电价方案' / 'ToU scheme'); unknown → itself. */
+export function auditTargetLabel(type: string, lang: Lang): string {
+  return isAuditTargetType(type) ? TARGET_LABELS[type][lang] : type;
+}
