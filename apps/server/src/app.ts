@@ -2,8 +2,20 @@
  * Builds the ESS Console server as a Fastify instance that never listens (fastify/demo style):
  * tests call `buildApp` and `app.inject`; `main.ts` owns listening and shutdown.
  *
- * Order: external plugins (helmet, rate limit, OpenAPI), our services as decorators, the
- * `/api-bms` calls, then the built console with history fallback.
+ * The app is assembled from named plugins (fastify-plugin, each declaring what it depends on
+ * and decorating what it makes), in this order:
+ *
+ * 1. external plugins: helmet, rate limit, OpenAPI (+ reference page), websocket;
+ * 2. `ess-config` (core/config.ts): `config`;
+ * 3. `ess-db` (core/db/db-plugin.ts): `db` — opened, migrated and seeded here unless passed in;
+ * 4. `ess-devices` (devices/device-service.ts): `devices` — broker, ingest, tracker, commands;
+ * 5. `ess-jobs` (jobs/jobs-plugin.ts): `scheduler`, `alarmMail`;
+ * 6. `ess-services` (below): `sessions`, `dashboard`, `live`, `touPush`, `registry`;
+ * 7. `ess-routes` (below): `/ws`, the `/api-bms` calls (`apiRoutes`), the built console;
+ * 8. `ess-demo` (demo/demo-plugin.ts): the simulated fleet, when configured.
+ *
+ * Everything is built and started before `buildApp` answers; nothing is set on the app after.
+ * `app.close()` releases everything in reverse order (the HTTP server first, the database last).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,18 +27,23 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerAudit } from './access/audit';
 import { type ApiRouteAccess, registerAuthHook } from './access/auth-hook';
+import { seedIfEmpty } from './access/seed';
 import { SessionService } from './access/session-service';
-import type { Config } from './core/config';
+import { type Config, configPlugin } from './core/config';
 import type { Db } from './core/db/database';
+import { dbPlugin } from './core/db/db-plugin';
 import { failure, registerEnvelope } from './core/http/envelope';
-import type { DeviceService } from './devices/device-service';
+import { demoPlugin } from './demo/demo-plugin';
+import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
 import { DashboardService } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
 import { TouPushService } from './devices/tou-push';
-import { AlarmMailer } from './jobs/alarm-mail';
+import { jobsPlugin } from './jobs/jobs-plugin';
+import type { SchedulerOptions } from './jobs/scheduler';
 import { alarmRoutes } from './modules/alarm/alarm-routes';
 import { logRoutes } from './modules/audit/log-routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes';
@@ -47,36 +64,59 @@ import { userRoutes } from './modules/user/user-routes';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    config: Config;
-    db: Db;
+    /** Sessions, tokens and revocation (plugin `ess-services`). */
     sessions: SessionService;
+    /** Fleet snapshot for the dashboard, screens and live push (plugin `ess-services`). */
     dashboard: DashboardService;
-    /** The device side (broker, ingest); null when the app runs without it (some tests). */
-    devices: DeviceService | null;
+    /** Live push over `/ws` (plugin `ess-services`). */
     live: LiveHub;
+    /** Delivery of ToU schemes to the EMS (plugin `ess-services`). */
+    touPush: TouPushService;
+    /** Sites and devices (plugin `ess-services`); a site's new time zone goes out with its ToU scheme. */
+    registry: RegistryService;
   }
 }
 
 export interface BuildAppOptions {
   config: Config;
-  db: Db;
+  /**
+   * An open database the caller migrated, seeded and closes (tests, benchmarks). Default: the
+   * app opens the configured one, migrates and seeds it, and closes it with the app.
+   */
+  db?: Db;
   /** Fastify logger option; default: pino at `config.logLevel`. */
   logger?: FastifyServerOptions['logger'];
-  /** The started device service, whose traffic feeds the live push. */
-  devices?: DeviceService | null;
+  /**
+   * The device side: true (default) runs it as configured (MQTT_URL, or the embedded broker on
+   * MQTT_PORT); an object runs it with these overrides (e.g. `{ mqttPort: 0 }`); false runs
+   * none (`app.devices` is null: tests without a broker).
+   */
+  devices?: boolean | Partial<DeviceServiceOptions>;
+  /**
+   * The scheduler: true (default) starts its timer when the app is ready; false registers the
+   * tasks but fires them only when called (`app.scheduler.fire`, tests); an object gives its
+   * options (instance id, clock, lease) and starts it.
+   */
+  scheduler?: boolean | SchedulerOptions;
+  /** Run the demo fleet when the config asks for it (SIMULATOR=on, DEMO_SITES > 0); default true. */
+  demo?: boolean;
 }
 
-/** The whole server, ready for `inject` or `listen`. Closing it does not close `db`. */
+/** The whole server, started and ready for `inject` or `listen`. */
 export async function buildApp({
   config,
   db,
   logger,
-  devices = null,
+  devices = true,
+  scheduler = true,
+  demo = true,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Opening and migrating a large database may take minutes; main.ts owns the timeouts.
+    pluginTimeout: 0,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the answers (OpenAPI) and are checked by the tests against the
@@ -119,68 +159,102 @@ export async function buildApp({
     transform: jsonSchemaTransform,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api-docs' });
-
-  app.decorate('config', config);
-  app.decorate('db', db);
-  app.decorate('sessions', new SessionService(db, config.auth));
-  app.decorate('dashboard', new DashboardService(db));
-  app.decorate('devices', devices);
-  const live = new LiveHub(db, app.sessions, app.dashboard, app.log);
-  app.decorate('live', live);
-  live.start(devices);
-  app.addHook('onClose', () => live.close());
-  // ToU delivery to the EMS: like the live hub, re-targeted with start(devices) once they run.
-  const touPush = new TouPushService(db, app.log);
-  app.decorate('touPush', touPush);
-  touPush.start(devices);
-  app.addHook('onClose', async () => touPush.stop());
-  // Alarm mail job (digests, delivery, retries): like the live hub, re-targeted once devices run.
-  const alarmMail = new AlarmMailer(db, app.log, {
-    smtpUrl: config.mail.smtpUrl,
-    from: config.mail.from,
-    publicUrl: config.mail.publicUrl,
-    intervalS: config.mail.jobIntervalS,
-  });
-  app.decorate('alarmMail', alarmMail);
-  alarmMail.start(devices);
-  app.addHook('onClose', () => alarmMail.stop());
-  // Sites and devices; a site's new time zone goes out with its ToU scheme.
-  app.decorate(
-    'registry',
-    new RegistryService(db, { touSiteTimezoneChanged: (siteId) => touPush.timezoneChanged(siteId) }),
-  );
-
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
-  app.get(LIVE_PATH, { websocket: true, schema: { hide: true } }, (socket, request) =>
-    live.attach(socket, request),
-  );
 
-  const apiRoutes: ApiRouteAccess[] = [];
-  app.decorate('apiRoutes', apiRoutes);
-  await app.register(async (api) => {
-    registerAuthHook(api, api.sessions, api.db, apiRoutes);
-    registerAudit(api, api.db);
-    await api.register(userRoutes);
-    await api.register(employeeRoutes);
-    await api.register(menuRoutes);
-    await api.register(registryRoutes);
-    await api.register(dashboardRoutes);
-    await api.register(companyRoutes);
-    await api.register(departmentRoutes);
-    await api.register(employeeAdminRoutes);
-    await api.register(roleRoutes);
-    await api.register(logRoutes);
-    await api.register(touRoutes);
-    await api.register(alarmRoutes);
-    await api.register(exportRoutes);
-    await api.register(screenRoutes);
-    await api.register(siteMonitorRoutes);
-    await api.register(monitorRoutes);
+  await app.register(configPlugin, { config });
+  await app.register(dbPlugin, {
+    db,
+    prepare: async (opened, log) => {
+      const seeded = await seedIfEmpty(opened, {
+        adminPassword: config.adminPassword,
+        scryptLogN: config.auth.scryptLogN,
+      });
+      if (seeded) log.info('Seeded a new database: sign in as admin with ADMIN_PASSWORD (default admin123).');
+    },
   });
-
-  registerConsole(app, config.webDistDir);
+  await app.register(devicesPlugin, {
+    enabled: devices !== false,
+    overrides: typeof devices === 'object' ? devices : {},
+  });
+  await app.register(jobsPlugin, {
+    start: scheduler !== false,
+    ...(typeof scheduler === 'object' ? { scheduler } : {}),
+  });
+  await app.register(servicesPlugin);
+  await app.register(routesPlugin);
+  if (demo && config.demo.simulator && config.demo.sites > 0 && app.devices) {
+    await app.register(demoPlugin);
+  }
   return app;
 }
+
+/**
+ * Plugin `ess-services`: the services the routes and the live push share. The live hub and the
+ * ToU delivery follow the device side (`start(devices)`); the registry tells the ToU delivery
+ * about a site's new time zone.
+ */
+const servicesPlugin = fp(
+  async (app) => {
+    const { config, db, devices } = app;
+    app.decorate('sessions', new SessionService(db, config.auth));
+    app.decorate('dashboard', new DashboardService(db));
+    const live = new LiveHub(db, app.sessions, app.dashboard, app.log);
+    app.decorate('live', live);
+    live.start(devices);
+    app.addHook('onClose', () => live.close());
+    const touPush = new TouPushService(db, app.log);
+    app.decorate('touPush', touPush);
+    touPush.start(devices);
+    // Delivery state changes reach the console live (`delivery:tou`, scoped by the site's company).
+    const unpublish = touPush.publishTo(live);
+    app.addHook('onClose', async () => {
+      unpublish();
+      touPush.stop();
+    });
+    app.decorate(
+      'registry',
+      new RegistryService(db, { touSiteTimezoneChanged: (siteId) => touPush.timezoneChanged(siteId) }),
+    );
+  },
+  { name: 'ess-services', dependencies: ['ess-config', 'ess-db', 'ess-devices', 'ess-jobs'], fastify: '5.x' },
+);
+
+/**
+ * Plugin `ess-routes`: the live push socket, the `/api-bms` calls in one encapsulated context
+ * (auth hook and audit apply to them only; their access rules are collected in `apiRoutes`),
+ * then the built console with history fallback.
+ */
+const routesPlugin = fp(
+  async (app) => {
+    app.get(LIVE_PATH, { websocket: true, schema: { hide: true } }, (socket, request) =>
+      app.live.attach(socket, request),
+    );
+    const apiRoutes: ApiRouteAccess[] = [];
+    app.decorate('apiRoutes', apiRoutes);
+    await app.register(async (api) => {
+      registerAuthHook(api, api.sessions, api.db, apiRoutes);
+      registerAudit(api, api.db);
+      await api.register(userRoutes);
+      await api.register(employeeRoutes);
+      await api.register(menuRoutes);
+      await api.register(registryRoutes);
+      await api.register(dashboardRoutes);
+      await api.register(companyRoutes);
+      await api.register(departmentRoutes);
+      await api.register(employeeAdminRoutes);
+      await api.register(roleRoutes);
+      await api.register(logRoutes);
+      await api.register(touRoutes);
+      await api.register(alarmRoutes);
+      await api.register(exportRoutes);
+      await api.register(screenRoutes);
+      await api.register(siteMonitorRoutes);
+      await api.register(monitorRoutes);
+    });
+    registerConsole(app, app.config.webDistDir);
+  },
+  { name: 'ess-routes', dependencies: ['ess-config', 'ess-db', 'ess-services'], fastify: '5.x' },
+);
 
 /** Serves the built SPA; unknown GETs that want HTML get index.html (history fallback). */
 function registerConsole(app: FastifyInstance, distDir: string): void {

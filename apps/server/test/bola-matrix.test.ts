@@ -1,5 +1,5 @@
 /**
- * BOLA matrix (issue 5 "Tests"): every `/api-bms` route of the running app (`app.apiRoutes`, the
+ * BOLA matrix: every `/api-bms` route of the running app (`app.apiRoutes`, the
  * route table the auth hook collects) is called as
  *   (a) the owning company's administrator — allowed;
  *   (b) another company's administrator — refused as if the target did not exist, or a list
@@ -41,6 +41,7 @@ import {
   company,
   department,
   device,
+  deviceDelivery,
   employee,
   employeeRole,
   mailOutbox,
@@ -49,7 +50,6 @@ import {
   role,
   roleMenu,
   site,
-  touPush,
   touScheme,
   userAccount,
 } from '../src/core/db/schema';
@@ -239,8 +239,8 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       touSchemes: await db.select().from(touScheme).where(inArray(touScheme.companyId, ids)),
       touPushes: await db
         .select()
-        .from(touPush)
-        .innerJoin(site, eq(site.id, touPush.siteId))
+        .from(deviceDelivery)
+        .innerJoin(site, eq(site.id, deviceDelivery.siteId))
         .where(inArray(site.companyId, ids)),
       devices: await db.select().from(device).where(inArray(device.companyId, ids)),
       alarms: await db.select().from(alarm).where(inArray(alarm.companyId, ids)),
@@ -317,7 +317,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: SEES,
       d: SEES,
     },
-    // Real-time data and history (issue 4 items 2, 3): devices and sites outside scope answer 3030 / 3036.
+    // Real-time data and history: devices and sites outside scope answer 3030 / 3036.
     [MonitorPath.realtimeOptions]: {
       body: () => ({}),
       marker: () => `${M}-site-main`,
@@ -371,7 +371,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: OK,
     },
-    // Site monitoring (issue 4 item 1): sites in scope; a site outside it answers 3036.
+    // Site monitoring: sites in scope; a site outside it answers 3036.
     [SiteMonitorPath.sites]: {
       body: () => ({}),
       marker: () => `${M}-site-main`,
@@ -384,7 +384,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: OK,
     },
-    // Big screens (issue 4): the signed-in cockpit (exact positions, revenue: screen:view), the
+    // Big screens: the signed-in cockpit (exact positions, revenue: screen:view), the
     // picker and one site.
     '/api-bms/screen/cockpit': {
       body: () => ({}),
@@ -808,7 +808,13 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .returning({ id: mailOutbox.id });
     mailA = mail!.id;
     await db.update(site).set({ touSchemeId: schemeA }).where(eq(site.id, siteA));
-    await db.insert(touPush).values({ siteId: siteA, schemeId: schemeA, schemeVersion: 1 });
+    await db.insert(deviceDelivery).values({
+      kind: 'tou',
+      target: `site:${siteA}`,
+      siteId: siteA,
+      version: 1,
+      desired: { schemeId: schemeA },
+    });
     await db
       .update(menu)
       .set({ titleEn: `${M}-m-0` })

@@ -226,7 +226,7 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
       await ctx.database.db.execute(sql`
         SELECT json_build_object(
           'schemes', (SELECT coalesce(json_agg(t ORDER BY t.id), '[]') FROM tou_scheme t),
-          'pushes', (SELECT coalesce(json_agg(p ORDER BY p.site_id), '[]') FROM tou_push p),
+          'pushes', (SELECT coalesce(json_agg(p ORDER BY p.site_id), '[]') FROM device_delivery p),
           'sites', (SELECT coalesce(json_agg(json_build_array(s.id, s.tou_scheme_id) ORDER BY s.id), '[]') FROM site s)
         )::text AS snap`),
     )[0]!.snap;

@@ -1,5 +1,5 @@
 /**
- * Delivery of ToU schemes to the EMS (issue 6 item 4) with a fake EMS: an mqtt.js client on the
+ * Delivery of ToU schemes to the EMS with a fake EMS: an mqtt.js client on the
  * test server's embedded broker, logged in as the site's gateway, that answers `set_tou_plan`
  * with ok, with a refusal, not at all, or when the test says so (held). Observed through the API
  * (`tou/pushStatus`, `tou/push`) and the commands the EMS receives:
@@ -31,7 +31,7 @@ import {
 import { and, eq } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { device, touPush } from '../src/core/db/schema';
+import { device, deviceDelivery } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { TouPushService } from '../src/devices/tou-push';
 import { call, signIn } from './support/client';
@@ -452,9 +452,9 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   it("rows a previous run left 'sent' are pending after a start (no command is out any more)", async () => {
     const db = ctx.database.db;
     await db
-      .update(touPush)
+      .update(deviceDelivery)
       .set({ state: 'sent' })
-      .where(and(eq(touPush.siteId, siteId)));
+      .where(and(eq(deviceDelivery.kind, 'tou'), eq(deviceDelivery.siteId, siteId)));
     const restarted = new TouPushService(db, ctx.app.log);
     restarted.start(null);
     await restarted.settled();

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fp from 'fastify-plugin';
 import { z } from 'zod';
 
 /** Least `LOG_RETENTION_DAYS` accepted (PRC Cybersecurity Law art. 21(3): six months). */
@@ -22,7 +23,7 @@ export interface LogRetention {
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-/** Demo administrator password seeded on first start; refused in production (issue 2). */
+/** Demo administrator password seeded on first start; refused in production. */
 export const DEFAULT_ADMIN_PASSWORD = 'admin123';
 
 /** Unset and empty both mean "not configured" (`.env.example` lists empty values). */
@@ -74,6 +75,7 @@ const envSchema = z.object({
   MAIL_FROM: z.preprocess(emptyAsUnset, z.string().min(3).default('ESS Console <noreply@localhost>')),
   PUBLIC_URL: optionalUrl,
   MAIL_JOB_INTERVAL_S: intFromEnv(10, 0).pipe(z.number().max(3600)),
+  JOB_RUN_RETENTION_DAYS: intFromEnv(30, 1),
 });
 
 export interface Config {
@@ -108,7 +110,9 @@ export interface Config {
   telemetryRetentionDays: number;
   /** Operation/connection log days and sent-mail days kept (jobs/log-retention.ts). */
   logRetention: LogRetention;
-  /** Alarm mail (modules/alarm/alarm-mail.ts; docs/operations.md "Alarm mail"). */
+  /** Days the scheduler's run records (`job_run`, jobs/scheduler.ts) are kept. */
+  jobRunRetentionDays: number;
+  /** Alarm mail (jobs/alarm-mail.ts; docs/operations.md "Alarm mail"). */
   mail: {
     /** `smtp://user:pass@host:587` or `smtps://…`; without it mails stay in the outbox. */
     smtpUrl: string | undefined;
@@ -116,7 +120,7 @@ export interface Config {
     from: string;
     /** Where the console is reached from a mail's link; default `http://localhost:<port>`. */
     publicUrl: string;
-    /** Seconds between runs of the mail job on this instance; 0 = this instance runs none. */
+    /** Seconds between runs of the mail job (a scheduler task); 0 = this instance runs none. */
     jobIntervalS: number;
   };
   auth: {
@@ -171,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     },
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetention: { logDays: e.LOG_RETENTION_DAYS, sentMailDays: e.MAIL_RETENTION_DAYS },
+    jobRunRetentionDays: e.JOB_RUN_RETENTION_DAYS,
     mail: {
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM,
@@ -194,3 +199,18 @@ function readEnvironment(): NodeJS.ProcessEnv {
   if (existsSync(envFile)) process.loadEnvFile(envFile);
   return process.env;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The configuration the app was built with (plugin `ess-config`). */
+    config: Config;
+  }
+}
+
+/** Plugin `ess-config`: decorates the app with its {@link Config}; every other plugin depends on it. */
+export const configPlugin = fp<{ config: Config }>(
+  async (app, { config }) => {
+    app.decorate('config', config);
+  },
+  { name: 'ess-config', fastify: '5.x' },
+);

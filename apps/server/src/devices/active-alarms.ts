@@ -1,5 +1,5 @@
 /**
- * The one rule for "active alarm" (issue 4 item 4): a row of `alarm` whose `cleared_at` is
+ * The one rule for "active alarm": a row of `alarm` whose `cleared_at` is
  * null — raised by a device's `produce` event, cleared by the `disappear` of the same device,
  * code and level (devices/alarm-lifecycle.ts). The alarms page, the dashboard, site monitoring
  * and the big screens all count and list from this, so they agree.

@@ -1,5 +1,5 @@
 /**
- * Alarm lifecycle (issue 4 item 4): turns stored `alarm_event` rows into `alarm` rows, inside
+ * Alarm lifecycle: turns stored `alarm_event` rows into `alarm` rows, inside
  * the ingest transaction that stored them (telemetry-store.ts), so an event and its effect on
  * the alarm are written together or not at all.
  *

@@ -1,9 +1,14 @@
 /**
  * Commands to gateways and their replies (docs/device-protocol.md "cmd and cmd/reply"):
- * each command gets an id; the reply with that id resolves it; no reply within
- * COMMAND_TIMEOUT_MS fails it with 3035.
+ * each command gets an id (or the caller's, `send(…, {id})`); the reply with that id resolves
+ * it; no reply within COMMAND_TIMEOUT_MS fails it with 3035 (detail NO_REPLY).
  * Errors: 3030 unknown SN, 3031 not a gateway, 3034 gateway offline, 3035 sending failed or
  * no reply in time.
+ *
+ * With several server instances the broker hands each reply to one of them (shared
+ * subscription), not necessarily the one that sent the command: a valid reply no command of
+ * this instance waits for goes to the `onUnmatchedReply` listeners (devices/delivery.ts settles
+ * it through the database), and so does a reply arriving after its command timed out.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -20,10 +25,10 @@ import { ApiError } from '../core/http/api-error';
 import type { ConnectionTracker } from './connection-tracker';
 import type { DeviceDirectory } from './device-directory';
 
-/** What a transport must offer to send a command. */
 /** Detail of the 3035 a command answers when the device sent no reply in time. */
 export const NO_REPLY = 'no reply';
 
+/** What a transport must offer to send a command. */
 export type Publish = (topic: string, payload: string, options: { qos: 1; retain: boolean }) => Promise<void>;
 
 interface Waiting {
@@ -32,8 +37,14 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
+/** A new command id (`c-<uuid>`, within the protocol's 64 characters). */
+export function newCommandId(): string {
+  return `c-${randomUUID()}`;
+}
+
 export class CommandService {
   private waiting = new Map<string, Waiting>();
+  private readonly unmatched = new Set<(reply: ReplyPayload) => void>();
 
   constructor(
     private readonly directory: DeviceDirectory,
@@ -46,15 +57,37 @@ export class CommandService {
     this.publish = publish;
   }
 
-  /** Sends `name` to gateway `sn` and waits for its reply. */
-  async send(sn: string, name: CommandName, params: Record<string, unknown>): Promise<ReplyPayload> {
+  /** How long a command waits for its reply (ms). */
+  get replyTimeoutMs(): number {
+    return this.timeoutMs;
+  }
+
+  /**
+   * Calls `listener` with every valid reply no command of this instance waits for (sent by
+   * another instance, or late); answers the unsubscribe.
+   */
+  onUnmatchedReply(listener: (reply: ReplyPayload) => void): () => void {
+    this.unmatched.add(listener);
+    return () => this.unmatched.delete(listener);
+  }
+
+  /**
+   * Sends `name` to gateway `sn` and waits for its reply. `options.id`: the command's id (the
+   * caller stored it before sending, so that any instance can match the reply); default a new one.
+   */
+  async send(
+    sn: string,
+    name: CommandName,
+    params: Record<string, unknown>,
+    options: { id?: string } = {},
+  ): Promise<ReplyPayload> {
     const gateway = await this.directory.lookup(sn);
     if (!gateway) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND);
     if (!gateway.isGateway) throw new ApiError(ErrorCode.DEVICE_NO_MQTT_CONFIG);
     if (!this.tracker.isOnline(gateway.deviceId)) throw new ApiError(ErrorCode.DEVICE_OFFLINE);
     const command: CommandPayload = {
       v: PROTOCOL_VERSION,
-      id: `c-${randomUUID()}`,
+      id: options.id ?? newCommandId(),
       ts: Date.now(),
       name,
       params,
@@ -91,10 +124,25 @@ export class CommandService {
     }
     if (!parsed.success) return;
     const w = this.waiting.get(parsed.data.id);
-    if (!w) return;
+    if (!w) {
+      for (const listener of this.unmatched) listener(parsed.data);
+      return;
+    }
     clearTimeout(w.timer);
     this.waiting.delete(parsed.data.id);
     w.resolve(parsed.data);
+  }
+
+  /**
+   * Stops waiting for command `id` (its outcome became known elsewhere): its `send` fails with
+   * 3035 'abandoned', which the caller that abandoned it ignores.
+   */
+  abandon(id: string): void {
+    const w = this.waiting.get(id);
+    if (!w) return;
+    clearTimeout(w.timer);
+    this.waiting.delete(id);
+    w.reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, 'abandoned'));
   }
 
   /** Fails every waiting command (shutdown). */

@@ -22,7 +22,6 @@ export interface StatusChange {
 export class ConnectionTracker {
   private online = new Map<number, boolean>();
   private lastSeen = new Map<number, number>();
-  private sweepTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: Db,
@@ -44,8 +43,11 @@ export class ConnectionTracker {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Loads the stored state and starts the heartbeat sweep. */
-  async start(sweepEveryMs = 15_000): Promise<void> {
+  /**
+   * Loads the stored state. The heartbeat sweep is not timed here: the app's scheduler runs
+   * {@link sweep} (jobs/jobs-plugin.ts, local task `heartbeat-sweep`).
+   */
+  async start(): Promise<void> {
     const rows = await this.db
       .select({ id: device.id, online: device.online, lastSeenAt: device.lastSeenAt })
       .from(device)
@@ -56,12 +58,6 @@ export class ConnectionTracker {
       // A gateway marked online before a restart gets one full timeout to show up again.
       this.lastSeen.set(r.id, r.online ? now : (r.lastSeenAt?.getTime() ?? 0));
     }
-    this.sweepTimer = setInterval(() => void this.sweep(), sweepEveryMs);
-    this.sweepTimer.unref();
-  }
-
-  stop(): void {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
   isOnline(gatewayId: number): boolean {
@@ -119,7 +115,9 @@ export class ConnectionTracker {
 
   /**
    * Marks offline (reason 'timeout') every online gateway not seen for the heartbeat timeout.
-   * Runs every `sweepEveryMs`; public so that a caller (a test, a scheduler) can run it now.
+   * Run by the scheduler every `heartbeatSweepMs` (DeviceServiceOptions); a test runs it by hand.
+   * It works on this instance's memory of when each gateway was last seen, so it runs on every
+   * instance (a local task, not claimed in the database).
    */
   async sweep(): Promise<void> {
     const cutoff = this.now() - this.heartbeatTimeoutMs;

@@ -1,9 +1,14 @@
 /**
  * The device side of the server, assembled: directory → broker transport (embedded aedes, or a
- * client of MQTT_URL) → ingest pipeline, connection tracker and command service. Started by
- * `main.ts` after the database, closed before it.
+ * client of MQTT_URL) → ingest pipeline, connection tracker and command service.
+ *
+ * Plugin `ess-devices` ({@link devicesPlugin}, after `ess-db`) builds and starts it and closes it
+ * in `onClose`, before the database. The heartbeat sweep (`tracker.sweep()`) is not timed here:
+ * the scheduler runs it every {@link DeviceService.heartbeatSweepMs} (jobs/jobs-plugin.ts); a
+ * service used alone (benchmarks, some tests) does not sweep unless told to.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Db } from '../core/db/database';
 import { CommandService } from './commands';
 import { ConnectionTracker, type StatusChange } from './connection-tracker';
@@ -11,7 +16,18 @@ import { DeviceDirectory, type DirectoryEntry } from './device-directory';
 import { EmbeddedBroker } from './embedded-broker';
 import { ExternalBroker } from './external-broker';
 import { IngestPipeline } from './ingest';
+import { ensurePartitions } from './telemetry-partitions';
 import type { StoredEvent, TelemetryRow } from './telemetry-store';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The device side (plugin `ess-devices`); null when the app runs without it (some tests).
+     * Tests that start their own service may put it here after the build.
+     */
+    devices: DeviceService | null;
+  }
+}
 
 export interface DeviceServiceOptions {
   /** External broker; without it the embedded broker listens on `mqttPort`. */
@@ -19,7 +35,7 @@ export interface DeviceServiceOptions {
   mqttPort: number;
   mqttHost?: string;
   heartbeatTimeoutMs?: number;
-  /** How often gateways are checked against the heartbeat timeout (ms; default 15 s). */
+  /** How often the scheduler checks gateways against the heartbeat timeout (ms; default 15 s). */
   heartbeatSweepMs?: number;
   /** The clock the heartbeat timeout is measured on (ms since the epoch; default Date.now). */
   clock?: () => number;
@@ -41,6 +57,9 @@ export interface DeviceListeners {
   /** A gateway already online announced itself online again (connection-tracker.ts). */
   onReannounce?(change: StatusChange): void;
 }
+
+/** Default of {@link DeviceServiceOptions.heartbeatSweepMs}. */
+export const DEFAULT_HEARTBEAT_SWEEP_MS = 15_000;
 
 /** Minimum time between two automatic time-sync commands to one gateway. */
 const TIME_SYNC_EVERY_MS = 10 * 60_000;
@@ -101,14 +120,24 @@ export class DeviceService {
     return () => this.listeners.delete(listener);
   }
 
+  /** How often gateways are to be checked against the heartbeat timeout (`tracker.sweep()`), ms. */
+  get heartbeatSweepMs(): number {
+    return this.options.heartbeatSweepMs ?? DEFAULT_HEARTBEAT_SWEEP_MS;
+  }
+
   /** Where devices connect: the embedded broker's port, or the external URL. */
+  /** Telemetry/event messages acknowledged to an external broker (null on the embedded one). */
+  get acknowledgedData(): number | null {
+    return this.external ? this.external.acknowledgedData : null;
+  }
+
   get brokerAddress(): { url?: string; port?: number } {
     return this.external ? { url: this.options.mqttUrl } : { port: this.embedded?.port };
   }
 
   async start(): Promise<void> {
     await this.directory.refresh();
-    await this.tracker.start(this.options.heartbeatSweepMs);
+    await this.tracker.start();
     const handlers = {
       telemetry: (sn: string, kind: 'telemetry' | 'event', payload: Buffer) =>
         this.ingest.accept(sn, kind, payload),
@@ -146,7 +175,6 @@ export class DeviceService {
 
   async close(): Promise<void> {
     this.commands.close();
-    this.tracker.stop();
     await this.embedded?.close();
     await this.external?.close();
     await this.ingest.close();
@@ -162,3 +190,36 @@ export class DeviceService {
     );
   }
 }
+
+export interface DevicesPluginOptions {
+  /** Run the device side (default true); false: `app.devices` is null. */
+  enabled?: boolean;
+  /** Overrides of the options taken from the config (MQTT_URL, MQTT_PORT, HOST), e.g. `mqttPort: 0`. */
+  overrides?: Partial<DeviceServiceOptions>;
+}
+
+/**
+ * Plugin `ess-devices`: ensures this month's telemetry partitions (so that ingest never writes
+ * into the default partition), then starts the device service on the configured broker and
+ * decorates `devices`; closes it in `onClose` (storing what the broker acknowledged).
+ */
+export const devicesPlugin = fp<DevicesPluginOptions>(
+  async (app, { enabled = true, overrides = {} }) => {
+    if (!enabled) {
+      app.decorate('devices', null);
+      return;
+    }
+    const { config } = app;
+    await ensurePartitions(app.db, app.log);
+    const devices = new DeviceService(app.db, app.log, {
+      mqttUrl: config.mqttUrl,
+      mqttPort: config.mqttPort,
+      mqttHost: config.host,
+      ...overrides,
+    });
+    app.addHook('onClose', () => devices.close());
+    await devices.start();
+    app.decorate('devices', devices);
+  },
+  { name: 'ess-devices', dependencies: ['ess-config', 'ess-db'], fastify: '5.x' },
+);

@@ -37,6 +37,8 @@ export class ExternalBroker {
   private client: MqttClient | null = null;
   /** Settles when every message received so far is handled and acknowledged. */
   private acks: Promise<unknown> = Promise.resolve();
+  /** Telemetry and event messages acknowledged (PUBACK sent, so stored or dropped) so far. */
+  acknowledgedData = 0;
   /** Status messages are applied one at a time, in the order received. */
   private statuses: Promise<unknown> = Promise.resolve();
 
@@ -73,9 +75,13 @@ export class ExternalBroker {
       }
       const stream = client.stream;
       const messageId = packet.messageId;
+      const isData = topic?.kind === 'telemetry' || topic?.kind === 'event';
       this.acks = Promise.all([this.acks, handled]).then(() => {
         // Not on a newer connection: its message ids are not these.
-        if (client.stream === stream && !stream.destroyed) sendPuback(client, messageId);
+        if (client.stream === stream && !stream.destroyed) {
+          sendPuback(client, messageId);
+          if (isData) this.acknowledgedData++;
+        }
       });
       done(ACK_DEFERRED);
     };

@@ -3,17 +3,19 @@
  * session token in the first message, then subscribes to channels: `fleet` (dashboard snapshot
  * of the caller's companies) and `device:<id>` (latest points of one device in scope).
  *
- * Device traffic marks channels dirty; a round of updates goes out at once when the previous one
- * is at least a second old, otherwise when that second is over, so each channel gets at most one
- * update per second whatever the device rate (LIVE_MIN_INTERVAL_MS) and a quiet fleet's change
- * arrives without waiting for a tick.
- * A fleet snapshot is computed once per company scope per tick and shared by its sockets.
+ * Device traffic marks channels dirty, and each channel (`fleet`, `device:<id>`) is throttled on
+ * its own ({@link ChannelThrottle}): its first change goes out at once, further changes within
+ * LIVE_MIN_INTERVAL_MS are coalesced into one trailing update at the end of that interval. So a
+ * channel gets at most one update per second whatever the device rate, and one device's change
+ * never waits for another channel's round (design §6: device → browser p95 ≤ 500 ms).
+ * A fleet snapshot is computed once per company scope per update and shared by its sockets.
  * Every subscribe answers with a full snapshot, which is how a reconnecting console resyncs.
  */
 import {
   ErrorCode,
   errorMessage,
   LIVE_MIN_INTERVAL_MS,
+  type LiveDeliveryMessage,
   type LiveServerMessage,
   liveClientMessage,
 } from '@ess/contract';
@@ -42,10 +44,11 @@ const SESSION_RECHECK_MS = 60_000;
 
 export class LiveHub {
   private readonly clients = new Set<LiveClient>();
-  private fleetDirty = false;
   private readonly dirtyDevices = new Map<number, { ts: number; points: Record<string, number> }>();
-  private ticker: NodeJS.Timeout | null = null;
-  private lastRound = 0;
+  private readonly throttle = new ChannelThrottle(
+    LIVE_MIN_INTERVAL_MS,
+    (channel) => void this.flush(channel),
+  );
   private recheck: NodeJS.Timeout | null = null;
   private stopRevokedListener: (() => void) | null = null;
   private unlisten: (() => void) | null = null;
@@ -80,8 +83,7 @@ export class LiveHub {
   }
 
   private stopTimers(): void {
-    if (this.ticker) clearTimeout(this.ticker);
-    this.ticker = null;
+    this.throttle.clear();
     if (this.recheck) clearInterval(this.recheck);
     this.stopRevokedListener?.();
     this.stopRevokedListener = null;
@@ -171,6 +173,11 @@ export class LiveHub {
       return;
     }
     for (const channel of m.channels) {
+      // Delivery changes (publishDelivery) have no snapshot: the console reads its rows over HTTP.
+      if (channel.startsWith('delivery:')) {
+        client.channels.add(channel);
+        continue;
+      }
       if (channel === 'fleet') {
         client.channels.add(channel);
         this.send(client, { type: 'fleet', ...(await this.dashboard.snapshot(client.scope)) });
@@ -197,44 +204,48 @@ export class LiveHub {
   }
 
   /**
-   * Something changed: send at once if the last round went out at least LIVE_MIN_INTERVAL_MS ago,
-   * else when that interval is over (leading-edge throttle: fast, and never more than 1/s).
+   * Something changed: the fleet and every device with unsent points are due; each channel goes
+   * out at once when its last update is at least LIVE_MIN_INTERVAL_MS old, else at the end of
+   * that interval (per-channel leading-edge throttle: fast, and never more than 1/s a channel).
    */
   private markDirty(): void {
-    this.fleetDirty = true;
-    if (this.ticker) return;
-    const wait = Math.max(0, this.lastRound + LIVE_MIN_INTERVAL_MS - Date.now());
-    this.ticker = setTimeout(() => {
-      this.ticker = null;
-      this.lastRound = Date.now();
-      void this.tick();
-    }, wait);
-    this.ticker.unref();
+    this.throttle.mark('fleet');
+    for (const deviceId of this.dirtyDevices.keys()) this.throttle.mark(`device:${deviceId}`);
   }
 
-  private async tick(): Promise<void> {
+  /** Sends one channel's update to its subscribers. */
+  private async flush(channel: string): Promise<void> {
     try {
-      if (this.fleetDirty) {
-        this.fleetDirty = false;
+      if (channel === 'fleet') {
         const byScope = new Map<string, ReturnType<DashboardService['snapshot']>>();
         for (const c of this.clients) {
           if (!c.channels.has('fleet') || !c.scope || !c.scopeKey) continue;
           if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.dashboard.snapshot(c.scope));
           this.send(c, { type: 'fleet', ...(await byScope.get(c.scopeKey)!) });
         }
+        return;
       }
-      if (this.dirtyDevices.size > 0) {
-        const updates = [...this.dirtyDevices];
-        this.dirtyDevices.clear();
-        for (const c of this.clients) {
-          for (const [deviceId, u] of updates) {
-            if (c.channels.has(`device:${deviceId}`))
-              this.send(c, { type: 'device', deviceId, ts: u.ts, points: u.points });
-          }
-        }
+      const deviceId = Number(channel.slice('device:'.length));
+      const u = this.dirtyDevices.get(deviceId);
+      if (!u) return;
+      this.dirtyDevices.delete(deviceId);
+      for (const c of this.clients) {
+        if (c.channels.has(channel)) this.send(c, { type: 'device', deviceId, ts: u.ts, points: u.points });
       }
     } catch (err) {
-      this.log.error({ err }, 'live update failed');
+      this.log.error({ err, channel }, 'live update failed');
+    }
+  }
+
+  /**
+   * A desired-state delivery row changed (devices/delivery.ts): sent at once, not throttled (one
+   * message per change of state), to the sockets subscribed to `delivery:<kind>` whose company
+   * scope includes `companyId`, the company of the row's site.
+   */
+  publishDelivery(companyId: number, message: LiveDeliveryMessage): void {
+    const channel = `delivery:${message.kind}`;
+    for (const c of this.clients) {
+      if (c.scope && c.channels.has(channel) && scopeIncludes(c.scope, companyId)) this.send(c, message);
     }
   }
 
@@ -250,6 +261,62 @@ export class LiveHub {
         this.send(c, { type: 'error', code, msg: errorMessage(code, 'zh') });
         c.socket.close(4001, 'session ended');
       }
+    }
+  }
+}
+
+/**
+ * Leading-edge throttle per channel: `mark(channel)` sends the channel at once (next turn of the
+ * event loop, so one batch of rows marks before it sends) when its last send is at least
+ * `intervalMs` old; otherwise one send at the end of the interval carries every change made in
+ * it. Channels never wait for each other. `now` is injectable for tests.
+ */
+export class ChannelThrottle {
+  private readonly channels = new Map<string, { last: number; timer: NodeJS.Timeout | null }>();
+  private lastPrune = 0;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly send: (channel: string) => void,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  mark(channel: string): void {
+    let c = this.channels.get(channel);
+    if (!c) {
+      c = { last: Number.NEGATIVE_INFINITY, timer: null };
+      this.channels.set(channel, c);
+    }
+    if (c.timer) return; // already due: this change goes with it
+    const state = c;
+    const wait = Math.max(0, state.last + this.intervalMs - this.now());
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      state.last = this.now();
+      this.send(channel);
+    }, wait);
+    state.timer.unref?.();
+    // Forget channels quiet for a whole interval (device ids come and go), at most once an interval.
+    if (this.channels.size > 1024 && this.now() - this.lastPrune >= this.intervalMs) this.prune();
+  }
+
+  /** Channels marked and not yet sent. */
+  get pending(): number {
+    let n = 0;
+    for (const c of this.channels.values()) if (c.timer) n++;
+    return n;
+  }
+
+  clear(): void {
+    for (const c of this.channels.values()) if (c.timer) clearTimeout(c.timer);
+    this.channels.clear();
+  }
+
+  private prune(): void {
+    const now = this.now();
+    this.lastPrune = now;
+    for (const [channel, c] of this.channels) {
+      if (!c.timer && now - c.last >= this.intervalMs) this.channels.delete(channel);
     }
   }
 }

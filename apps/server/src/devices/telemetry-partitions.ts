@@ -1,6 +1,7 @@
 /**
  * Monthly partitions of `telemetry` (docs/architecture.md "Telemetry store"): partitions for the
- * previous, current and next two months (UTC) are created at start and twice a day; partitions
+ * previous, current and next two months (UTC) are created before the device side starts
+ * (device-service.ts) and twice a day by the scheduler (jobs/jobs-plugin.ts); partitions
  * wholly older than the retention are dropped, which frees space at once and never scans rows.
  * Rows outside every monthly partition land in `telemetry_default`.
  */

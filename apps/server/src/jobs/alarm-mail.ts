@@ -1,11 +1,12 @@
 /**
- * Alarm mail (issue 4 item 4; docs/operations.md "Alarm mail"): employees with
+ * Alarm mail (docs/operations.md "Alarm mail"): employees with
  * `is_sub_alarm = 'Y'` and an e-mail get a mail for the alarms raised at sites of their data
  * scope (tenancy/company-scope.ts), without mail storms, and no mail is ever lost.
  *
- * A job in-process runs every `MAIL_JOB_INTERVAL_S` (and soon after new alarm events); each step
- * claims its rows in the database (`FOR UPDATE SKIP LOCKED`, or a lease), so several server
- * instances never do the same work twice:
+ * The scheduler's task `alarm-mail` (jobs/jobs-plugin.ts) runs it every `MAIL_JOB_INTERVAL_S`,
+ * each fire on one instance (claimed in `job_run`); an instance also runs it soon after new alarm
+ * events it ingested. Each step claims its rows in the database (`FOR UPDATE SKIP LOCKED`, or a
+ * lease), so several server instances never do the same work twice:
  *
  * 1. **Fan-out**: alarms with `notify_state = 'pending'` whose level is in
  *    {@link MAIL_ALARM_LEVELS} → one `alarm_mail_pending` row per subscriber who may see the
@@ -90,7 +91,10 @@ export interface AlarmMailOptions {
   from: string;
   /** Base of the link in mails, e.g. `https://ess.example.com`. */
   publicUrl: string;
-  /** Seconds between runs; 0 = no timer (runs only when `runOnce` is called). */
+  /**
+   * Seconds between the scheduler's runs (the task is registered by jobs/jobs-plugin.ts); 0 = this
+   * instance runs none, not even after new alarms (runs only when `runOnce` is called).
+   */
   intervalS: number;
   tuning?: Partial<MailTuning>;
   /** Now in UTC ms (tests move it). */
@@ -209,7 +213,6 @@ export class AlarmMailer {
   readonly tuning: MailTuning;
   private readonly clock: () => number;
   private transport: Transporter | null;
-  private timer: NodeJS.Timeout | null = null;
   private soon: NodeJS.Timeout | null = null;
   private running: Promise<MailRunResult> | null = null;
   private unlisten: (() => void) | null = null;
@@ -230,7 +233,7 @@ export class AlarmMailer {
     return this.transport !== null;
   }
 
-  /** Starts the timer and, when devices run, an early run after new alarm events. */
+  /** When devices run: an early run after new alarm events (the periodic runs are the scheduler's). */
   start(devices: DeviceService | null): void {
     this.unlisten?.();
     this.unlisten =
@@ -239,18 +242,12 @@ export class AlarmMailer {
           if (events.some((e) => e.kind === 'produce')) this.runSoon(this.tuning.gatherMs + 500);
         },
       }) ?? null;
-    if (this.options.intervalS > 0 && !this.timer) {
-      this.timer = setInterval(() => void this.runOnce().catch(() => {}), this.options.intervalS * 1000);
-      this.timer.unref();
-    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unlisten?.();
-    if (this.timer) clearInterval(this.timer);
     if (this.soon) clearTimeout(this.soon);
-    this.timer = null;
     this.soon = null;
     await this.running?.catch(() => {});
     this.transport?.close();

@@ -1,13 +1,13 @@
 /**
- * Retention of the growing log tables, run in the background after the server listens and twice
- * a day beside the telemetry partition job (main.ts):
+ * Retention of the growing log tables: the scheduler's task `log-retention` (jobs/jobs-plugin.ts),
+ * twice a day on one instance, and at start when no instance ran the last fire:
  *
  * - `operation_log` (who changed what, sign-in attempts) and `device_connection_log` (gateway
  *   online/offline changes): rows older than `LOG_RETENTION_DAYS` (default 365) are deleted. The
  *   setting cannot go below 180 days: the PRC Cybersecurity Law, art. 21(3), asks operators to keep
  *   network logs "不少于六个月" (no less than six months).
  * - `mail_outbox`: mails *sent* more than `MAIL_RETENTION_DAYS` (default 90) ago are deleted;
- *   queued and failed mails are never deleted (they are still to be delivered, issue 4).
+ *   queued and failed mails are never deleted (they are still to be delivered).
  *
  * Rows go in batches of {@link BATCH_ROWS} so a first run over a large table never holds one long
  * transaction. The log tables are read by their `ts` index (`device_connection_log` has only

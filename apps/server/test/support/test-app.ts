@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { seedIfEmpty } from '../../src/access/seed';
-import { buildApp } from '../../src/app';
+import { type BuildAppOptions, buildApp } from '../../src/app';
 import { type Config, loadConfig } from '../../src/core/config';
 import { type Database, openDatabase } from '../../src/core/db/database';
 
@@ -76,8 +76,19 @@ function pgliteTemplate(): Promise<string> {
   return template;
 }
 
+/**
+ * What of the app a test runs besides the API (defaults: none of it): the device side (true, or
+ * overrides such as `{ mqttPort: 0, mqttHost: '127.0.0.1' }`), the scheduler's timer, the demo
+ * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start).
+ */
+export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo'>;
+
 /** Builds a migrated, seeded server on a fresh database of `engine`. */
-export async function createTestApp(engine: Engine, env: Record<string, string> = {}): Promise<TestContext> {
+export async function createTestApp(
+  engine: Engine,
+  env: Record<string, string> = {},
+  options: TestAppOptions = {},
+): Promise<TestContext> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ess-test-'));
   let dropDatabase = async () => {};
   let database: Database | undefined;
@@ -124,7 +135,14 @@ export async function createTestApp(engine: Engine, env: Record<string, string> 
     database = opened;
     await opened.migrate();
     await seedIfEmpty(opened.db, { adminPassword: config.adminPassword, scryptLogN: config.auth.scryptLogN });
-    const app = await buildApp({ config, db: opened.db, logger: false });
+    const app = await buildApp({
+      config,
+      db: opened.db,
+      logger: false,
+      devices: options.devices ?? false,
+      scheduler: options.scheduler ?? false,
+      demo: options.demo ?? false,
+    });
     await app.ready();
     return {
       app,

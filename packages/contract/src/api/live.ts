@@ -6,10 +6,14 @@
  * server → client: `{type:'ready'}` | `{type:'error', code}` | snapshots and updates below,
  * at most one per channel per second.
  *
- * Channels: `fleet` (overview + sites + latest alarms of the caller's companies) and
- * `device:<id>` (latest points of one device). After a drop the console reconnects with
- * backoff, authenticates and subscribes again; the server answers each subscribe with a full
- * snapshot (resync).
+ * Channels: `fleet` (overview + sites + latest alarms of the caller's companies),
+ * `device:<id>` (latest points of one device) and `delivery:<kind>` (every state change of a
+ * desired-state delivery of that kind — `delivery:tou`, the sites' ToU schemes — for targets
+ * whose site is in the caller's companies; docs/device-protocol.md "Delivery of desired
+ * state"). After a drop the console reconnects with backoff, authenticates and subscribes
+ * again; the server answers each `fleet`/`device:` subscribe with a full snapshot (resync).
+ * A `delivery:` subscribe has no snapshot: the console reads the rows it shows over HTTP when it
+ * (re)subscribes and applies the changes that follow.
  */
 import { z } from 'zod';
 import { alarmRowSchema, fleetOverviewSchema, siteStatusSchema } from './dashboard';
@@ -22,7 +26,7 @@ export const liveClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('auth'), token: z.string().min(1).max(128) }),
   z.object({
     type: z.literal('subscribe'),
-    channels: z.array(z.string().regex(/^(fleet|device:\d+)$/)).max(32),
+    channels: z.array(z.string().regex(/^(fleet|device:\d+|delivery:[a-z_]{1,32})$/)).max(32),
   }),
   z.object({ type: z.literal('unsubscribe'), channels: z.array(z.string()).max(32) }),
   z.object({ type: z.literal('ping') }),
@@ -45,9 +49,45 @@ export const liveDeviceMessage = z.object({
 });
 export type LiveDeviceMessage = z.infer<typeof liveDeviceMessage>;
 
+/** Kinds of desired-state delivery (devices/delivery.ts on the server): 'tou' the site's ToU scheme. */
+export const DELIVERY_KINDS = ['tou'] as const;
+export type DeliveryKindName = (typeof DELIVERY_KINDS)[number];
+
+/**
+ * States of a delivery: pending (not sent yet: the gateway is offline, or a change waits for the
+ * send before it) → sent (waiting for the device's reply) → applied | failed (`reason`: the
+ * device's refusal, 'timeout' when no reply came in time, or the send error).
+ */
+export const DELIVERY_STATES = ['pending', 'sent', 'applied', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * One delivery row after a change of state, on channel `delivery:<kind>`: the target (its site,
+ * and its device for a device target), what it should run (`desired`, the kind's identity of the
+ * document — ToU `{schemeId}` — at `version`), the version last sent, the state and the times
+ * (ISO 8601, null until they happen; `settledAt` when the last send was applied or failed).
+ */
+export const liveDeliveryMessage = z.object({
+  type: z.literal('delivery'),
+  kind: z.enum(DELIVERY_KINDS),
+  siteId: z.number().int(),
+  deviceId: z.number().int().nullable(),
+  desired: z.record(z.string(), z.unknown()),
+  version: z.number().int(),
+  sentVersion: z.number().int().nullable(),
+  state: z.enum(DELIVERY_STATES),
+  attempt: z.number().int(),
+  reason: z.string().nullable(),
+  requestedAt: z.string(),
+  sentAt: z.string().nullable(),
+  settledAt: z.string().nullable(),
+});
+export type LiveDeliveryMessage = z.infer<typeof liveDeliveryMessage>;
+
 export type LiveServerMessage =
   | { type: 'ready' }
   | { type: 'pong' }
   | { type: 'error'; code: number; msg: string }
   | LiveFleetMessage
-  | LiveDeviceMessage;
+  | LiveDeviceMessage
+  | LiveDeliveryMessage;

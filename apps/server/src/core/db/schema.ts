@@ -112,7 +112,7 @@ export const employee = pgTable(
   ],
 );
 
-/** A role within a company; `isAdmin` roles hold every menu (issue 2). */
+/** A role within a company; `isAdmin` roles hold every menu. */
 export const role = pgTable(
   'role',
   {
@@ -283,7 +283,7 @@ export const site = pgTable(
     longitude: doublePrecision('longitude'),
     /** Part of the simulated demo fleet (its gateways get fresh secrets at every start). */
     isDemo: boolean('is_demo').notNull().default(false),
-    /** The ToU scheme the site's EMS runs (issue 6); null = none (3060 on push). */
+    /** The ToU scheme the site's EMS runs; null = none (3060 on push). */
     touSchemeId: integer('tou_scheme_id').references((): AnyPgColumn => touScheme.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -296,7 +296,7 @@ export const site = pgTable(
 );
 
 /**
- * A time-of-use scheme of a company (issue 6; spec §3, §5, §9): time tariffs and charge strategy
+ * A time-of-use scheme of a company (spec §3, §5, §9): time tariffs and charge strategy
  * in one document (packages/contract tou/scheme.ts), validated by tou/rules.ts before it is
  * stored. `version` grows with every update (optimistic locking, 3093) and is what the EMS
  * acknowledges.
@@ -318,33 +318,57 @@ export const touScheme = pgTable(
 );
 
 /**
- * Delivery of a site's ToU scheme to its EMS (`set_tou_plan`), one row per site that has a
- * scheme: which version the site should run, which was last sent, and how it went.
- * `state`: pending (not yet sent: gateway offline or never connected) | sent (waiting for the
- * reply) | applied (`applied_at`) | failed (`reason`: the EMS's refusal, 'timeout', or the send
- * error). `attempt` counts the sends of this row: a reply settles the row only while it is still
- * `sent` for the same scheme, version and attempt, so a late reply to an earlier send (another
- * scheme, an older version, a send that timed out) changes nothing. The scheme is sent again
- * whenever the gateway comes online (modules/tou/tou-push.ts).
+ * Desired-state delivery to devices (devices/delivery.ts; docs/device-protocol.md "Delivery of
+ * desired state"): one row per kind and target — what the target should run (`desired`, a small
+ * JSON identity or document, at `version`) and how its delivery went.
+ *
+ * `kind`: 'tou' (the site's ToU scheme, `set_tou_plan`; target `site:<id>`, desired
+ * `{schemeId}`); device parameters and OTA come later. `target` is the kind's key of the
+ * receiver (`site:<id>` or `device:<id>`); `site_id` (and `device_id` for a device target) tie
+ * the row to the registry (deleted with it) and to its company for scoping.
+ * `state`: pending (not sent yet) | sent (waiting for the reply) | applied | failed (`reason`:
+ * the device's refusal, 'timeout', or the send error). `attempt` counts sends; `command_id` is
+ * the id of the last one, the only one whose reply settles the row. `claimed_by`/`lease_until`
+ * hold the send while its command is out (one per target at a time, across instances); a lease
+ * that runs out frees the row for any instance. `resend_after`: a resend asked for (gateway
+ * reconnected, push): due while `sent_at` is older.
  */
-export const touPush = pgTable('tou_push', {
-  siteId: integer('site_id')
-    .primaryKey()
-    .references(() => site.id, { onDelete: 'cascade' }),
-  schemeId: integer('scheme_id')
-    .notNull()
-    .references(() => touScheme.id, { onDelete: 'cascade' }),
-  schemeVersion: integer('scheme_version').notNull(),
-  pushedVersion: integer('pushed_version'),
-  /** Sends of this row so far; the last one is the only one whose reply counts. */
-  attempt: integer('attempt').notNull().default(0),
-  /** pending | sent | applied | failed */
-  state: text('state').notNull().default('pending'),
-  reason: text('reason'),
-  requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
-  sentAt: timestamp('sent_at', { withTimezone: true }),
-  appliedAt: timestamp('applied_at', { withTimezone: true }),
-});
+export const deviceDelivery = pgTable(
+  'device_delivery',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    kind: text('kind').notNull(),
+    target: text('target').notNull(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id').references(() => device.id, { onDelete: 'cascade' }),
+    /** The version the target should run (grows with each change of the desired document). */
+    version: integer('version').notNull(),
+    /** What the target should run, as the kind identifies it (ToU: `{schemeId}`). */
+    desired: jsonb('desired').$type<Record<string, unknown>>().notNull(),
+    /** The version of the last send; reset when `desired` changes identity. */
+    sentVersion: integer('sent_version'),
+    /** pending | sent | applied | failed */
+    state: text('state').notNull().default('pending'),
+    attempt: integer('attempt').notNull().default(0),
+    commandId: text('command_id'),
+    claimedBy: text('claimed_by'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    resendAfter: timestamp('resend_after', { withTimezone: true }),
+    reason: text('reason'),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    /** When the last send was settled (applied or failed). */
+    settledAt: timestamp('settled_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('device_delivery_kind_target_uq').on(t.kind, t.target),
+    uniqueIndex('device_delivery_command_uq').on(t.commandId),
+    index('device_delivery_site_idx').on(t.siteId, t.kind),
+    index('device_delivery_lease_idx').on(t.leaseUntil).where(sql`lease_until IS NOT NULL`),
+  ],
+);
 
 /**
  * A device of a site (spec §3: SN, type, MQTT client ID, connection address, port). A gateway
@@ -486,7 +510,7 @@ export const alarmEvent = pgTable(
 );
 
 /**
- * Alarms (issue 4 item 4): one row per raised alarm, from its `produce` event until the
+ * Alarms: one row per raised alarm, from its `produce` event until the
  * `disappear` event of the same device, code and level (a code's warning and fault are separate
  * alarms, docs/device-protocol.md "Alarm codes"). Maintained by the ingest in the transaction
  * that stores the events (devices/alarm-lifecycle.ts); at most one active row per key.
@@ -588,7 +612,7 @@ export const deviceConnectionLog = pgTable(
 );
 
 /**
- * Operation log (issue 5): every change made through the API and every sign-in attempt, with
+ * Operation log: every change made through the API and every sign-in attempt, with
  * before → after (secrets masked) and the answer code. `company_id` is the caller's company
  * (or the target company of a failed sign-in, when known).
  */
@@ -613,5 +637,37 @@ export const operationLog = pgTable(
   (t) => [
     index('operation_log_company_ts_idx').on(t.companyId, t.ts),
     index('operation_log_ts_idx').on(t.ts),
+  ],
+);
+
+/**
+ * Runs of the scheduler's claimed tasks (jobs/scheduler.ts; docs/operations.md "Scheduled
+ * jobs"). One row per task and fire time: the instance that inserts it (`ON CONFLICT DO
+ * NOTHING`) runs it, so a fire runs once across server instances. `claimedBy` holds the run
+ * until `leaseUntil` (renewed while it runs); an unfinished run whose lease ran out is taken over
+ * by another instance (`attempts` + 1). `state` running | succeeded | failed, with the task's
+ * `result` (JSON) or `error`. Rows older than the run retention are deleted (job `job-runs`).
+ */
+export const jobRun = pgTable(
+  'job_run',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    task: text('task').notNull(),
+    /** The scheduled time this run is for (UTC), not when it started. */
+    fireAt: timestamp('fire_at', { withTimezone: true }).notNull(),
+    /** Instance id (`host:pid:random`) of the current runner. */
+    claimedBy: text('claimed_by').notNull(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull(),
+    state: text('state').notNull().default('running'),
+    attempts: integer('attempts').notNull().default(1),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    result: jsonb('result'),
+    error: text('error'),
+  },
+  (t) => [
+    uniqueIndex('job_run_task_fire_uq').on(t.task, t.fireAt),
+    index('job_run_unfinished_idx').on(t.task, t.leaseUntil).where(sql`finished_at IS NULL`),
+    index('job_run_fire_idx').on(t.fireAt),
   ],
 );

@@ -24,7 +24,7 @@ import {
 } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { likePattern } from '../../core/db/like';
-import { company, device, site, touPush, touScheme } from '../../core/db/schema';
+import { company, device, deviceDelivery, site, touScheme } from '../../core/db/schema';
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
 import { deviceSecretHash, newDeviceSecret } from '../../devices/device-secret';
@@ -195,7 +195,9 @@ export class RegistryService {
             .where(eq(touScheme.id, existing.touSchemeId));
           if (!scheme || !(await companyTree(tx, scheme.companyId)).includes(companyId)) {
             await tx.update(site).set({ touSchemeId: null }).where(eq(site.id, id));
-            await tx.delete(touPush).where(eq(touPush.siteId, id));
+            await tx
+              .delete(deviceDelivery)
+              .where(and(eq(deviceDelivery.kind, 'tou'), eq(deviceDelivery.siteId, id)));
           }
         }
         const [after] = await tx.select({ touSchemeId: site.touSchemeId }).from(site).where(eq(site.id, id));

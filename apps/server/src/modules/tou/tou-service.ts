@@ -1,5 +1,5 @@
 /**
- * ToU schemes (issue 6; spec §3 time tariffs and plans, §5 plan rules, §9 limits): a company's
+ * ToU schemes (spec §3 time tariffs and plans, §5 plan rules, §9 limits): a company's
  * schemes, each one document (packages/contract tou/scheme.ts) of daily, weekly, yearly and
  * exception plans with tariffs and charge strategy, and the sites that run it.
  *
@@ -9,8 +9,9 @@
  * the answer (its code, the catalogue text, and where in the document). Codes: 3070–3094 rules
  * and scheme errors, 3036 site, 6000 company.
  *
- * Delivery to the EMS (tou_push rows, `set_tou_plan`) is tou-push.ts; this service only records
- * what each site should run (`tou_push.scheme_version`, state pending) and answers which sites
+ * Delivery to the EMS (`device_delivery` rows of kind 'tou', `set_tou_plan`) is
+ * devices/tou-push.ts on devices/delivery.ts; this service only records what each site should
+ * run (the row's `desired` `{schemeId}` and `version`, state pending) and answers which sites
  * need a send.
  */
 import {
@@ -27,9 +28,10 @@ import { and, count, eq, ilike, inArray, ne, notInArray, sql } from 'drizzle-orm
 import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { likePattern } from '../../core/db/like';
-import { company, site, touPush, touScheme } from '../../core/db/schema';
+import { company, deviceDelivery, site, touScheme } from '../../core/db/schema';
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
+import { TOU_KIND, touDesired, touTargetKey } from '../../devices/tou-push';
 
 type SchemeRecord = typeof touScheme.$inferSelect;
 
@@ -63,6 +65,13 @@ export function assertValidScheme(doc: TouSchemeDocument, today: string, lang: L
 // inside these subqueries would mean the device's id.
 const siteCapacityKwh = sql<number>`(SELECT coalesce(sum(d.capacity_kwh), 0)::float8 FROM device d WHERE d.site_id = "site"."id" AND d.type = 'bms')`;
 const siteRatedPowerKw = sql<number>`(SELECT coalesce(sum(d.rated_power_kw), 0)::float8 FROM device d WHERE d.site_id = "site"."id" AND d.type = 'pcs')`;
+/** The ToU delivery rows of scheme `schemeId`. */
+const rowsOfScheme = (schemeId: number) =>
+  and(
+    eq(deviceDelivery.kind, TOU_KIND),
+    sql`${deviceDelivery.desired} @> ${JSON.stringify(touDesired(schemeId))}::jsonb`,
+  );
+
 const planCount = (kind: keyof TouSchemeDocument) =>
   sql<number>`jsonb_array_length(${touScheme.document} -> ${sql.raw(`'${kind}'`)})`;
 
@@ -196,8 +205,8 @@ export class TouService {
 
   /**
    * Saves a new document and name over version `version` (3093 when someone saved in between),
-   * answering the new version; the sites running the scheme get it queued (tou_push pending at
-   * the new version). Errors: 3090, the first rule broken, 3091, 3093.
+   * answering the new version; the sites running the scheme get it queued (their delivery rows
+   * pending at the new version). Errors: 3090, the first rule broken, 3091, 3093.
    */
   async update(
     scope: CompanyScope,
@@ -219,10 +228,10 @@ export class TouService {
           .returning({ id: touScheme.id });
         if (updated.length === 0) throw new ApiError(ErrorCode.TOU_SCHEME_STALE);
         const queued = await tx
-          .update(touPush)
-          .set({ schemeVersion: version, state: 'pending', reason: null, requestedAt: new Date() })
-          .where(eq(touPush.schemeId, input.id))
-          .returning({ siteId: touPush.siteId });
+          .update(deviceDelivery)
+          .set({ version, state: 'pending', reason: null, requestedAt: new Date() })
+          .where(rowsOfScheme(input.id))
+          .returning({ siteId: deviceDelivery.siteId });
         return queued.map((r) => r.siteId);
       });
       return {
@@ -253,7 +262,7 @@ export class TouService {
       if (!locked) throw new ApiError(ErrorCode.TOU_SCHEME_NOT_FOUND);
       const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(site).where(eq(site.touSchemeId, id));
       if (Number(n) > 0) throw new ApiError(ErrorCode.TOU_SCHEME_IN_USE);
-      await tx.delete(touPush).where(eq(touPush.schemeId, id));
+      await tx.delete(deviceDelivery).where(rowsOfScheme(id));
       await tx.delete(touScheme).where(eq(touScheme.id, id));
     });
     return { name: existing.name, version: existing.version, document: existing.document };
@@ -316,7 +325,9 @@ export class TouService {
           .update(site)
           .set({ touSchemeId: null, updatedAt: new Date() })
           .where(inArray(site.id, dropped));
-        await tx.delete(touPush).where(inArray(touPush.siteId, dropped));
+        await tx
+          .delete(deviceDelivery)
+          .where(and(eq(deviceDelivery.kind, TOU_KIND), inArray(deviceDelivery.siteId, dropped)));
       }
       if (wanted.length === 0) return { before, after: wanted, due: [] };
       await tx
@@ -327,26 +338,42 @@ export class TouService {
       // other becomes pending for this scheme.
       const now = new Date();
       await tx
-        .insert(touPush)
-        .values(wanted.map((siteId) => ({ siteId, schemeId: id, schemeVersion: version, requestedAt: now })))
+        .insert(deviceDelivery)
+        .values(
+          wanted.map((siteId) => ({
+            kind: TOU_KIND,
+            target: touTargetKey(siteId),
+            siteId,
+            deviceId: null,
+            version,
+            desired: touDesired(id),
+            requestedAt: now,
+          })),
+        )
         .onConflictDoUpdate({
-          target: touPush.siteId,
+          target: [deviceDelivery.kind, deviceDelivery.target],
           set: {
-            schemeId: id,
-            schemeVersion: version,
-            pushedVersion: null,
+            version,
+            desired: touDesired(id),
+            sentVersion: null,
             state: 'pending',
             reason: null,
             requestedAt: now,
             sentAt: null,
-            appliedAt: null,
+            settledAt: null,
           },
-          setWhere: sql`${touPush.schemeId} <> ${id} OR ${touPush.schemeVersion} <> ${version}`,
+          setWhere: sql`${deviceDelivery.desired} <> excluded.desired OR ${deviceDelivery.version} <> ${version}`,
         });
       const open = await tx
-        .select({ siteId: touPush.siteId })
-        .from(touPush)
-        .where(and(inArray(touPush.siteId, wanted), ne(touPush.state, 'applied')));
+        .select({ siteId: deviceDelivery.siteId })
+        .from(deviceDelivery)
+        .where(
+          and(
+            eq(deviceDelivery.kind, TOU_KIND),
+            inArray(deviceDelivery.siteId, wanted),
+            ne(deviceDelivery.state, 'applied'),
+          ),
+        );
       return { before, after: wanted, due: open.map((r) => r.siteId) };
     });
   }

@@ -1,0 +1,57 @@
+/**
+ * Plugin `ess-demo` (last; registered by app.ts only when `SIMULATOR=on`, `DEMO_SITES` > 0 and
+ * the device side runs): registers and runs the simulated demo fleet against the server's
+ * broker; stops it in `onClose`, before anything else of ours closes.
+ *
+ * The simulator (`@ess/simulator`, an optional dependency of the server: a production install
+ * may leave it out with `npm ci --omit=optional`) is loaded with a dynamic `import()` of
+ * demo-fleet.ts, so nothing else of the server ever loads it. When it cannot be loaded, the
+ * server logs why and runs without the demo fleet.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Db } from '../core/db/database';
+
+/** What the plugin needs of demo-fleet.ts (a local shape: no type import of the simulator). */
+interface DemoFleetModule {
+  startDemoFleet(
+    db: Db,
+    log: FastifyBaseLogger,
+    options: { sites: number; seed: number; brokerUrl: string; speed: number; intervalS: number },
+    afterRegister: () => Promise<void>,
+  ): Promise<{ stop(): Promise<void> }>;
+}
+
+/** The innermost error of `err`'s `cause` chain (loaders may wrap the import's error). */
+function rootCause(err: unknown): { code?: string; message?: string } {
+  let e = err as { code?: string; message?: string; cause?: unknown };
+  while (e?.cause && typeof e.cause === 'object') e = e.cause as typeof e;
+  return e ?? {};
+}
+
+export const demoPlugin = fp(
+  async (app) => {
+    const { config, devices, log } = app;
+    if (!devices) return;
+    let demo: DemoFleetModule;
+    try {
+      demo = await import('./demo-fleet');
+    } catch (err) {
+      const cause = rootCause(err);
+      const missing = cause.code === 'ERR_MODULE_NOT_FOUND' && /@ess\/simulator/.test(cause.message ?? '');
+      log.warn(
+        { err: cause.message ?? String(err) },
+        missing
+          ? 'Demo fleet not started: the simulator (@ess/simulator) is not installed. Install it (npm install, optional dependencies included) or set SIMULATOR=off.'
+          : 'Demo fleet not started: the simulator could not be loaded. Running without it.',
+      );
+      return;
+    }
+    const brokerUrl = config.mqttUrl ?? `mqtt://127.0.0.1:${devices.brokerAddress.port}`;
+    const fleet = await demo.startDemoFleet(app.db, log, { ...config.demo, brokerUrl }, () =>
+      devices.directory.refresh(),
+    );
+    app.addHook('onClose', () => fleet.stop());
+  },
+  { name: 'ess-demo', dependencies: ['ess-config', 'ess-db', 'ess-devices'], fastify: '5.x' },
+);
