@@ -1,5 +1,5 @@
 /**
- * Operation log (http/audit.ts, modules/audit/log-routes.ts; issue 5): every change through the
+ * Operation log (http/audit.ts, modules/audit/log-routes.ts): every change through the
  * API and every sign-in attempt is recorded — who, company, action, target, before → after with
  * secrets masked, the answer code — and `log/pageList` searches it within the caller's company
  * scope.
@@ -205,6 +205,92 @@ describe.each(engines)('operation log on %s', (engine) => {
       expect(secret.length).toBeGreaterThan(20);
       expect(text).not.toContain(secret);
     }
+  });
+
+  it('site and device writes: the row before → after, a device’s secret only as hasSecret', async () => {
+    const company = await addCompanyUnder(db(), { type: 'owner', parentId: platform });
+    const code = unique('S').replace(/[^A-Za-z0-9_-]/g, '');
+    const siteName = unique('站点');
+    const siteId = (
+      await api(admin.token, RegistryPath.siteSave, { code, name: siteName, companyId: company })
+    ).data.id;
+    const renamed = unique('站点');
+    expect(
+      (
+        await api(admin.token, RegistryPath.siteUpdate, {
+          id: siteId,
+          code,
+          name: renamed,
+          companyId: company,
+          latitude: 31.2,
+          longitude: 121.5,
+        })
+      ).code,
+    ).toBe(0);
+    const sn = unique('GW').replace(/[^A-Za-z0-9_-]/g, '');
+    const gateway = await api(admin.token, RegistryPath.deviceSave, { siteId, sn, type: 'ems', model: 'M1' });
+    expect(gateway.code).toBe(0);
+    const gatewayId = gateway.data.id;
+    expect(
+      (
+        await api(admin.token, RegistryPath.deviceUpdate, {
+          id: gatewayId,
+          siteId,
+          sn,
+          type: 'ems',
+          model: 'M2',
+        })
+      ).code,
+    ).toBe(0);
+    expect((await api(admin.token, RegistryPath.deviceResetSecret, { id: gatewayId })).code).toBe(0);
+    expect((await api(admin.token, RegistryPath.deviceDelete, { id: gatewayId })).code).toBe(0);
+    expect((await api(admin.token, RegistryPath.siteDelete, { id: siteId })).code).toBe(0);
+
+    const rowOf = async (action: string, targetId: number) => {
+      const rows = (await logOf(admin.token, { action })).filter((r) => r.targetId === String(targetId));
+      expect(rows, action).toHaveLength(1);
+      expect(rows[0], action).toMatchObject({ code: 0, account: 'admin', targetId: String(targetId) });
+      return rows[0]!;
+    };
+    const siteFacts = { id: siteId, companyId: company, code, timezone: 'Asia/Shanghai', touSchemeId: null };
+    expect(await rowOf('site.save', siteId)).toMatchObject({
+      targetType: 'site',
+      before: null,
+      after: { ...siteFacts, name: siteName, latitude: null },
+    });
+    expect(await rowOf('site.update', siteId)).toMatchObject({
+      before: { ...siteFacts, name: siteName, latitude: null, longitude: null },
+      after: { ...siteFacts, name: renamed, latitude: 31.2, longitude: 121.5 },
+    });
+    expect(await rowOf('site.delete', siteId)).toMatchObject({
+      before: { ...siteFacts, name: renamed },
+      after: null,
+    });
+
+    const deviceFacts = { id: gatewayId, siteId, companyId: company, sn, type: 'ems', gatewayId: null };
+    const saved = await rowOf('device.save', gatewayId);
+    expect(saved).toMatchObject({
+      targetType: 'device',
+      before: null,
+      after: { ...deviceFacts, model: 'M1', hasSecret: true },
+    });
+    expect(await rowOf('device.update', gatewayId)).toMatchObject({
+      before: { ...deviceFacts, model: 'M1' },
+      after: { ...deviceFacts, model: 'M2' },
+    });
+    expect(await rowOf('device.resetSecret', gatewayId)).toMatchObject({
+      before: { hasSecret: true },
+      after: { hasSecret: true },
+    });
+    expect(await rowOf('device.delete', gatewayId)).toMatchObject({
+      before: { ...deviceFacts, model: 'M2' },
+      after: null,
+    });
+    // The log keeps no secret, hashed or not, and no request body of a successful write.
+    for (const row of [saved, await rowOf('device.delete', gatewayId)]) {
+      expect(JSON.stringify(row)).not.toMatch(/secretHash|secretIssuedAt|userInfo/);
+    }
+    expect(await everyRowText()).not.toContain(gateway.data.secret.secret);
   });
 
   it('a reset password is logged as a forced change: the flag is no secret', async () => {

@@ -1,5 +1,5 @@
 /**
- * The closed vocabulary of the operation log (issue 5 item 7, issue 11 item 6): every action the
+ * The closed vocabulary of the operation log: every action the
  * server records and every target type, with their Chinese and English names.
  *
  * An action is `<resource>.<verb>` and is recorded by the call that declares it in the endpoint

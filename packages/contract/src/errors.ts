@@ -45,7 +45,7 @@ export const ErrorCode = {
   SITE_CODE_EXISTS: 3039,
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
-  /** ours (issue 6): ToU plan rules (spec §5 "Plans", §9 limits); see tou/rules.ts. */
+  /** ours: ToU plan rules (spec §5 "Plans", §9 limits); see tou/rules.ts. */
   TOU_LAST_END_NOT_MIDNIGHT: 3070,
   TOU_PERIODS_CONFLICT: 3071,
   /** ours: a daily plan covers the whole day from 00:00 without gaps. */
@@ -82,39 +82,39 @@ export const ErrorCode = {
   TOU_SCHEME_STALE: 3093,
   /** ours: a period time that is not HH:MM. */
   TOU_TIME_INVALID: 3094,
-  /** ours (issue 4): the alarm does not exist (or is outside the caller's companies). */
+  /** ours: the alarm does not exist (or is outside the caller's companies). */
   ALARM_NOT_FOUND: 3100,
-  /** ours (issue 4): every alarm named was already acknowledged. */
+  /** ours: every alarm named was already acknowledged. */
   ALARM_ALREADY_ACKNOWLEDGED: 3101,
-  /** ours (issue 4): the mail does not exist in the caller's outbox. */
+  /** ours: the mail does not exist in the caller's outbox. */
   MAIL_NOT_FOUND: 3103,
-  /** ours (issue 4): a time range whose end is not after its start (api/time-range.ts). */
+  /** ours: a time range whose end is not after its start (api/time-range.ts). */
   RANGE_INVERTED: 3120,
-  /** ours (issue 4): a time range longer than the call allows (`{maxDays}`). */
+  /** ours: a time range longer than the call allows (`{maxDays}`). */
   RANGE_TOO_LONG: 3121,
-  /** ours (issue 4): a time range that starts in the future. */
+  /** ours: a time range that starts in the future. */
   RANGE_IN_FUTURE: 3122,
-  /** ours (issue 4): a history request with more series than allowed (`{max}`). */
+  /** ours: a history request with more series than allowed (`{max}`). */
   HISTORY_TOO_MANY_SERIES: 3123,
-  /** ours (issue 4): a history point key that is not a point name (`{point}`). */
+  /** ours: a history point key that is not a point name (`{point}`). */
   HISTORY_POINT_INVALID: 3124,
-  /** ours (issue 4, spec §5 export): data to export must be selected. */
+  /** ours (spec §5 export): data to export must be selected. */
   EXPORT_DATA_REQUIRED: 3130,
-  /** ours (issue 4, spec §5/§9 export): at most `{max}` entries (energy-storage devices). */
+  /** ours (spec §5/§9 export): at most `{max}` entries (energy-storage devices). */
   EXPORT_TOO_MANY_ENTRIES: 3131,
-  /** ours (issue 4, spec §5/§9 export): start and end at most `{maxDays}` days apart. */
+  /** ours (spec §5/§9 export): start and end at most `{maxDays}` days apart. */
   EXPORT_RANGE_TOO_LONG: 3132,
-  /** ours (issue 4, spec §5 export): the agent must be chosen first. */
+  /** ours (spec §5 export): the agent must be chosen first. */
   EXPORT_AGENT_REQUIRED: 3133,
-  /** ours (issue 4, spec §5 export): the time must be chosen first. */
+  /** ours (spec §5 export): the time must be chosen first. */
   EXPORT_TIME_REQUIRED: 3134,
-  /** ours (issue 4, spec §5): a site must be selected for actions (the station, chosen first). */
+  /** ours (spec §5): a site must be selected for actions (the station, chosen first). */
   EXPORT_SITE_REQUIRED: 3135,
-  /** ours (issue 4, spec §5 export): the export type must be chosen first. */
+  /** ours (spec §5 export): the export type must be chosen first. */
   EXPORT_TYPE_REQUIRED: 3136,
-  /** ours (issue 4, spec §5 export): the energy-storage device must be chosen first. */
+  /** ours (spec §5 export): the energy-storage device must be chosen first. */
   EXPORT_DEVICE_REQUIRED: 3137,
-  /** ours (issue 4): a data item that the export type does not have (`{item}`). */
+  /** ours: a data item that the export type does not have (`{item}`). */
   EXPORT_ITEM_INVALID: 3138,
   DEPARTMENT_NOT_FOUND: 5000,
   /** ours: a department with sub-departments cannot be deleted. */

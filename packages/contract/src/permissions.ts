@@ -1,5 +1,5 @@
 /**
- * Permission strings (`module:resource:action`, RuoYi's convention; issue 5): the same string
+ * Permission strings (`module:resource:action`, RuoYi's convention): the same string
  * sits on a menu row (a page or a button, seeded by migration), on the server route that needs
  * it, and on the console's button that it shows. Administrator roles hold the wildcard `*:*:*`.
  *
@@ -56,7 +56,7 @@ export const Perm = {
   /** Assign schemes to sites and push them to the EMS. */
   touPush: 'tou:scheme:push',
 
-  /** Monitoring (issue 4). */
+  /** Monitoring. */
   monitorSiteList: 'monitor:site:list',
   monitorRealtimeList: 'monitor:realtime:list',
   monitorHistoryList: 'monitor:history:list',

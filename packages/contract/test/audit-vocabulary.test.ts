@@ -1,5 +1,5 @@
 /**
- * The operation log's closed vocabulary (audit-vocabulary.ts; issue 11 item 6) and the device
+ * The operation log's closed vocabulary (audit-vocabulary.ts) and the device
  * type names (device/protocol.ts).
  */
 import { describe, expect, it } from 'vitest';

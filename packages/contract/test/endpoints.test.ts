@@ -1,5 +1,5 @@
 /**
- * The endpoint table (endpoints.ts; issue 11 items 3 and 6): one entry per `/api-bms/*` call,
+ * The endpoint table (endpoints.ts): one entry per `/api-bms/*` call,
  * with permissions from `Perm` and audit actions from the closed vocabulary.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -8,13 +8,18 @@ import { COMPANY_KINDS } from '../src/api/organisation';
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../src/audit-vocabulary';
 import {
   ALL_ENDPOINTS,
+  COMPANY_KIND_ENDPOINTS,
   type Endpoint,
   type EndpointBody,
   type EndpointRequest,
   type EndpointResponse,
   endpoints,
   envelopeFor,
+  exportEndpoints,
+  touEndpoints,
+  userEndpoints,
 } from '../src/endpoints';
+import * as contract from '../src/index';
 import {
   AlarmPath,
   ApiPath,
@@ -129,6 +134,17 @@ describe('the endpoint table', () => {
       expect(e.request, where(e)).toBeInstanceOf(z.ZodType);
       expect(e.request.safeParse('not an object').success, where(e)).toBe(false);
     }
+  });
+
+  it('exports each area on its own as `<area>Endpoints` (the console imports only those it calls)', () => {
+    const exported = contract as unknown as Record<string, unknown>;
+    for (const [area, calls] of Object.entries(endpoints)) {
+      expect(exported[`${area}Endpoints`], area).toBe(calls);
+    }
+    expect(touEndpoints).toBe(endpoints.tou);
+    expect(userEndpoints).toBe(endpoints.user);
+    expect(exportEndpoints).toBe(endpoints.export);
+    for (const kind of COMPANY_KINDS) expect(COMPANY_KIND_ENDPOINTS[kind]).toBe(endpoints[kind]);
   });
 
   it('answers a file only for export.xlsx', () => {

@@ -1,5 +1,5 @@
 /**
- * The shared time-range rule (issue 4: history and export): inverted, too long, in the future.
+ * The shared time-range rule (history and export): inverted, too long, in the future.
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,5 +1,5 @@
 /**
- * Operation log (issue 5 item 7): a route that declares `config.audit = {action, targetType}` has
+ * Operation log: a route that declares `config.audit = {action, targetType}` has
  * every answer recorded — who (employee, account, company), when, what (`action`), the target,
  * before → after with secrets masked, the answer code and the client address. Sign-in attempts
  * (`user.login`) are recorded the same way, with the account as typed.
@@ -9,8 +9,17 @@
  * (masked) as `after` and the body's `id` as the target; a handler that names no `after` keeps the
  * body too. The row is written before the answer
  * leaves; a failure to write it is logged and does not change the answer.
+ *
+ * Actions and target types are those of the contract's closed vocabulary (audit-vocabulary.ts,
+ * with their zh/en names): a route that declares another one stops the server when registered.
  */
-import { MASKED_VALUE } from '@ess/contract';
+import {
+  type AuditAction,
+  type AuditTargetType,
+  isAuditAction,
+  isAuditTargetType,
+  MASKED_VALUE,
+} from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../core/db/database';
@@ -18,8 +27,8 @@ import { employee, operationLog, userAccount } from '../core/db/schema';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Record every answer of this route in the operation log. */
-    audit?: { action: string; targetType: string };
+    /** Record every answer of this route in the operation log (the endpoint table's `audit`). */
+    audit?: { action: AuditAction; targetType: AuditTargetType };
   }
   interface FastifyRequest {
     /** What the handler changed, for the operation log. */
@@ -86,8 +95,21 @@ async function operatorOf(
   return row;
 }
 
+/** Throws unless `audit` names an action and a target type of the vocabulary. */
+export function assertAuditVocabulary(path: string, audit: { action: string; targetType: string }): void {
+  if (!isAuditAction(audit.action) || !isAuditTargetType(audit.targetType)) {
+    throw new Error(
+      `route ${path} records ${audit.action} on ${audit.targetType}: not in the audit vocabulary (packages/contract audit-vocabulary.ts)`,
+    );
+  }
+}
+
 export function registerAudit(app: FastifyInstance, db: Db): void {
   app.decorateRequest('auditChange', null);
+  app.addHook('onRoute', (route) => {
+    const audit = (route.config as { audit?: { action: string; targetType: string } } | undefined)?.audit;
+    if (audit) assertAuditVocabulary(route.url, audit);
+  });
   app.addHook('onSend', async (request, _reply, payload) => {
     const audit = request.routeOptions.config.audit;
     if (!audit) return payload;

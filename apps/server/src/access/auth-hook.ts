@@ -1,5 +1,5 @@
 /**
- * Authentication and authorisation of calls (issue 5 "Permissions enforced on the server").
+ * Authentication and authorisation of calls.
  *
  * Every `/api-bms` route declares exactly one access rule in its `config`, or the server refuses
  * to start (and a test lists the routes):
@@ -8,8 +8,21 @@
  *  - `permission: 'module:resource:action'` — a valid X-Token whose roles grant the string
  *    (the same string as the console's button; administrators hold `*:*:*`); 5034 otherwise.
  * The caller is then available as `request.auth`, and the declared rules as `app.apiRoutes`.
+ *
+ * The routes are exactly the contract's endpoint table (`ALL_ENDPOINTS`; modules register them
+ * with core/http/endpoint.ts `route`): a route that is not an entry, or declares another access
+ * rule or audit than its entry, stops the server when it is registered; an entry without a
+ * route stops it when it gets ready.
  */
-import { API_PREFIX, allows, ErrorCode, TOKEN_HEADER } from '@ess/contract';
+import {
+  ALL_ENDPOINTS,
+  API_PREFIX,
+  allows,
+  type Endpoint,
+  type EndpointAudit,
+  ErrorCode,
+  TOKEN_HEADER,
+} from '@ess/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../core/db/database';
 import { ApiError } from '../core/http/api-error';
@@ -37,10 +50,12 @@ declare module 'fastify' {
   }
 }
 
-/** How a route is reached: its path and the one access rule it declares. */
+/** How a route is reached: its path, the one access rule it declares and what it logs. */
 export interface ApiRouteAccess {
   path: string;
   access: { kind: 'public' } | { kind: 'signedIn' } | { kind: 'permission'; permission: string };
+  /** The operation-log entry of every answer (`config.audit`), if any. */
+  audit?: { action: string; targetType: string };
 }
 
 /** What the caller's roles grant, read at most once per call. */
@@ -69,9 +84,50 @@ export function accessOf(path: string, config: FastifyRequest['routeOptions']['c
   return declared[0]!;
 }
 
+/** The access rule of a table entry, as a route declares it. */
+function accessOfEntry(entry: Endpoint): ApiRouteAccess['access'] {
+  if ('public' in entry.access) return { kind: 'public' };
+  if ('signedIn' in entry.access) return { kind: 'signedIn' };
+  return { kind: 'permission', permission: entry.access.permission };
+}
+
+const sameAudit = (a: EndpointAudit | ApiRouteAccess['audit'], b: EndpointAudit | ApiRouteAccess['audit']) =>
+  a?.action === b?.action && a?.targetType === b?.targetType;
+
+/**
+ * The table entry of a registered route; throws when its path is not an entry of `table`, or
+ * it declares another access rule or audit than the entry (a route written by hand).
+ */
+export function entryOf(route: ApiRouteAccess, table: readonly Endpoint[] = ALL_ENDPOINTS): Endpoint {
+  const entry = table.find((e) => e.path === route.path);
+  if (!entry) {
+    throw new Error(
+      `route ${route.path} is not in the endpoint table (packages/contract endpoints.ts): add an entry and register it with route()`,
+    );
+  }
+  if (
+    JSON.stringify(accessOfEntry(entry)) !== JSON.stringify(route.access) ||
+    !sameAudit(entry.audit, route.audit)
+  ) {
+    throw new Error(`route ${route.path} declares other access or audit than its endpoint table entry`);
+  }
+  return entry;
+}
+
+/** Throws when an entry of `table` has no route among `routes`. */
+export function assertEveryEntryRegistered(
+  routes: readonly ApiRouteAccess[],
+  table: readonly Endpoint[] = ALL_ENDPOINTS,
+): void {
+  const registered = new Set(routes.map((r) => r.path));
+  const missing = table.filter((e) => !registered.has(e.path)).map((e) => e.path);
+  if (missing.length > 0) throw new Error(`endpoints without a route: ${missing.join(', ')}`);
+}
+
 /**
  * Installs the checks on the calls' plugin scope; every route registered there afterwards is
- * appended to `routes` (decorated on the root instance as `apiRoutes`).
+ * checked against its endpoint table entry and appended to `routes` (decorated on the root
+ * instance as `apiRoutes`); when the scope gets ready, every entry must have a route.
  */
 export function registerAuthHook(
   app: FastifyInstance,
@@ -83,8 +139,13 @@ export function registerAuthHook(
   app.decorateRequest('access', null);
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith(API_PREFIX) || route.method === 'HEAD') return;
-    routes.push({ path: route.url, access: accessOf(route.url, route.config as never) });
+    const config = route.config as FastifyRequest['routeOptions']['config'] | undefined;
+    const declared: ApiRouteAccess = { path: route.url, access: accessOf(route.url, config) };
+    if (config?.audit) declared.audit = { ...config.audit };
+    entryOf(declared);
+    routes.push(declared);
   });
+  app.addHook('onReady', async () => assertEveryEntryRegistered(routes));
   app.addHook('preValidation', async (request) => {
     const { public: isPublic, permission } = request.routeOptions.config;
     if (isPublic) return;

@@ -1,6 +1,5 @@
 /**
- * Which rows a caller may see (design §4 "Tenancy"; issue 5 "Data scope applies in one place to
- * every query of company data"). Two layers:
+ * Which rows a caller may see (design §4 "Tenancy"). Two layers:
  *
  *  1. Tenancy, absolute: the platform operator's company may see every company; any other
  *     company sees itself and its sub-companies (`company.parent_id`, any depth), never more.

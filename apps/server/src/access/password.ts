@@ -68,7 +68,7 @@ let dummyHash: Promise<string> | undefined;
 
 /**
  * Spend the same time as a real check when the account does not exist, so that response time
- * does not reveal which accounts exist (5080 for both cases, issue 2).
+ * does not reveal which accounts exist (5080 for both cases).
  */
 export async function verifyAgainstDummy(passwordDigest: string, logN: number): Promise<false> {
   dummyHash ??= hashPassword(browserPasswordDigest('not-a-real-password'), logN);

@@ -1,5 +1,5 @@
 /**
- * First-start seed (issue 2): the platform company, an administrator role that holds every
+ * First-start seed: the platform company, an administrator role that holds every
  * menu, and the demo administrator `admin` with `ADMIN_PASSWORD` (default `admin123`, refused
  * in production by the config). Runs in one transaction and only when no account exists, so
  * a second start on the same data keeps everything as it was.

@@ -1,5 +1,5 @@
 /**
- * Sign-in, sessions and tokens (spec §4, §7; issue 2 "Security of the session").
+ * Sign-in, sessions and tokens (spec §4, §7).
  *
  * Handshake (docs/api.md "Session handshake"):
  *  1. `login` checks account + password digest and answers `userId`, `companyList` and a

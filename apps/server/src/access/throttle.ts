@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling (issue 2; OWASP Authentication Cheat Sheet "account lockout"): failed
+ * Sign-in throttling (OWASP Authentication Cheat Sheet "account lockout"): failed
  * sign-ins are counted per account and per client address in a sliding window. Reaching the
  * limit locks that key for one window; a locked key answers 5082 naming the minutes left.
  * Counters live in the database so that every server instance sees the same counts.

@@ -1,5 +1,5 @@
 /**
- * Alarms and the mail outbox (issue 4 item 4; spec §3 alarms: EMS number, report time, event
+ * Alarms and the mail outbox (spec §3 alarms: EMS number, report time, event
  * type produce or disappear, alarm type and content). Lists take `{pageNum, pageSize, …filters}`
  * and answer `{list, total}`; times are UTC ms, shown in the site's time zone (`siteTimezone`).
  *

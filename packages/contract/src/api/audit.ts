@@ -1,5 +1,5 @@
 /**
- * Operation log (issue 5): every change and every sign-in attempt — who, company, when, what,
+ * Operation log: every change and every sign-in attempt — who, company, when, what,
  * the target, before → after (secrets masked), and the answer code. Searchable by
  * administrators through `log/pageList` within their company scope.
  */

@@ -1,5 +1,5 @@
 /**
- * Data export (issue 4 item 5; spec §5 "Export", §9 "Export: max 10 entries, date range max 7
+ * Data export (spec §5 "Export", §9 "Export: max 10 entries, date range max 7
  * days"): the choices of the export form, their rules — checked by {@link checkExportRequest} in
  * the console's form and again by the server — and the option lists the form needs.
  *

@@ -107,7 +107,7 @@ export const menuListRequest = z.object({ userInfo: userInfoEcho });
 export const menuListResponse = z.object({ list: z.array(menuRowSchema) });
 
 /**
- * A menu row to store (menu management, issue 5). A page needs a component; a button needs a
+ * A menu row to store (menu management). A page needs a component; a button needs a
  * permission string and no path; a top-level directory or page is shown in the frame when its
  * component is `Layout`.
  */

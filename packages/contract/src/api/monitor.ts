@@ -1,5 +1,5 @@
 /**
- * Real-time data (spec §2 `/realTimeShow`) and history (issue 4 items 2, 3). Paths in
+ * Real-time data (spec §2 `/realTimeShow`) and history. Paths in
  * `MonitorPath` (paths.ts); rules and codes in docs/api.md "Real-time data and history".
  *
  * Times are UTC ms; point values carry the unit of their name's suffix ({@link pointUnit});
@@ -21,7 +21,7 @@ import { userInfoEcho } from './envelope';
 import { idSchema } from './primitives';
 import { timeRangeSchema } from './time-range';
 
-/** No series sent to the browser has more points than this (issue 4: "~3,000"). */
+/** No series sent to the browser has more points than this (about 3,000: a chart's width in points, a few per pixel). */
 export const MAX_POINTS_PER_SERIES = 3000;
 /** Raw rows are only considered for ranges up to this long (2 days). */
 export const RAW_MAX_SPAN_MS = 2 * 86_400_000;

@@ -1,5 +1,5 @@
 /**
- * Organisation and access control (spec §1, §3, §4, §6, §7; issue 5): companies of each kind,
+ * Organisation and access control (spec §1, §3, §4, §6, §7): companies of each kind,
  * departments, employees, roles with menu rights and data scope. Lists take
  * `{pageNum, pageSize, …filters}` and answer `{list, total}` (design §4); the department list
  * answers the whole flat list (the console builds the tree with `buildTree`).

@@ -1,5 +1,5 @@
 /**
- * Big screens (spec §2 `/newscreen`, `/screen/*`, `/syfscreen/*`; issue 4 item 6). Paths in
+ * Big screens (spec §2 `/newscreen`, `/screen/*`, `/syfscreen/*`). Paths in
  * `ScreenPath` (paths.ts).
  *
  * What the cockpit shows without a token (decision, docs/api.md "Big screens"): aggregates of

@@ -1,5 +1,5 @@
 /**
- * Site monitoring (issue 4 item 1; spec §2 `/zdjkshow`, permission `monitor:site:list`):
+ * Site monitoring (spec §2 `/zdjkshow`, permission `monitor:site:list`):
  * every site the caller may see, with position and status for the map and the list, and one
  * site's detail — energy flow and the PCS, BMS, meter, PV, environment and air-conditioner
  * panels — built from `device_latest`.

@@ -1,5 +1,5 @@
 /**
- * The one time-range rule of the console and the server (issue 4: history, export): a range
+ * The one time-range rule of the console and the server (history and export): a range
  * `[startMs, endMs)` in UTC milliseconds is refused when
  *
  * - it is inverted or empty: `endMs <= startMs` → 3120;

@@ -1,5 +1,5 @@
 /**
- * ToU schemes (issue 6): time tariffs (`/timetariff`) and charge strategy (`/chargestrategy`)
+ * ToU schemes: time tariffs (`/timetariff`) and charge strategy (`/chargestrategy`)
  * over one document per scheme (tou/scheme.ts), assigned to sites and pushed to their EMS.
  *
  * A scheme belongs to a company (the caller's, or one in its scope); the document is saved whole

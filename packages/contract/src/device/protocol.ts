@@ -201,7 +201,7 @@ export const timezoneSchema = z
   }, 'unknown IANA time zone');
 
 /**
- * `params` of `set_tou_plan` (issue 6): the site's whole ToU scheme. The EMS keeps it and picks
+ * `params` of `set_tou_plan`: the site's whole ToU scheme. The EMS keeps it and picks
  * the plan of each local day itself (tou/resolve.ts `activePeriodAt`, in `timezone`), so it keeps
  * following the plan while the server is unreachable. It answers `ok: true` with
  * `result: {version}` once the scheme is in force, or `ok: false` with the reason.

@@ -1,5 +1,5 @@
 /**
- * Expected daily peak-valley arbitrage of a battery under one daily plan (issue 6 preview).
+ * Expected daily peak-valley arbitrage of a battery under one daily plan (the charge-strategy preview).
  *
  * Revenue maths (shared/data README "Revenue maths"): daily revenue = Σ discharged kWh × the
  * period's price − Σ charged kWh × the period's price, energies at the grid connection.

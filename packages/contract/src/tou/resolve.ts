@@ -1,5 +1,5 @@
 /**
- * Which plan applies (issue 6): the one resolution function shared by the console's calendar,
+ * Which plan applies: the one resolution function shared by the console's calendar,
  * the server, the arbitrage preview and the EMS (the simulator runs it on every step).
  *
  * Order: an exception date > the yearly setting of the date's year whose range holds the date

@@ -1,5 +1,5 @@
 /**
- * Time-of-use (ToU) schemes (issue 6; spec §3 "daily, weekly, yearly and exception plans with
+ * Time-of-use (ToU) schemes (spec §3 "daily, weekly, yearly and exception plans with
  * time tariffs", §5 plan rules, §9 plan limits): the document the console edits, the server
  * stores and the EMS receives (`set_tou_plan`, docs/device-protocol.md).
  *

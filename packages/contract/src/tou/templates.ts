@@ -1,5 +1,5 @@
 /**
- * Templates of real time-of-use tariffs (issue 6 "import of a tariff from a template"), and the
+ * Templates of real time-of-use tariffs, and the
  * scheme a template becomes with a simple arbitrage strategy.
  *
  * Transcribed from `packages/contract/data/tou-tariffs.json` (a copy of the shared reference

@@ -1,5 +1,5 @@
 /**
- * Alarms for the console (issue 4 item 4; contract api/alarm.ts): the active list, the event
+ * Alarms for the console (contract api/alarm.ts): the active list, the event
  * history (alarm produce / disappear and EMS online / offline changes), acknowledgement, filter
  * options and the mail outbox. Every query is limited to the caller's company scope
  * (tenancy/company-scope.ts): a row outside it answers as if it did not exist (3100, 3103).

@@ -1,23 +1,16 @@
 /**
- * `/api-bms/log/pageList` (ours; issue 5 item 7): the operation log, newest first, within the
+ * `/api-bms/log/pageList` (ours): the operation log, newest first, within the
  * caller's company scope (entries without a company, e.g. a failed sign-in of an unknown
  * account, only for a caller who sees every company). Needs `system:log:list`.
  */
-import {
-  envelopeOf,
-  type OperationLogListRequest,
-  type OperationLogRow,
-  OrgPath,
-  operationLogListRequest,
-  operationLogListResponse,
-  Perm,
-} from '@ess/contract';
+import { endpoints, type OperationLogListRequest, type OperationLogRow } from '@ess/contract';
 import { and, count, desc, eq, gte, ilike, lt, ne, or } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type CompanyScope, companyScope, inScope } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { likePattern } from '../../core/db/like';
 import { company, operationLog } from '../../core/db/schema';
+import { route } from '../../core/http/endpoint';
 import { ok } from '../../core/http/envelope';
 
 /** One page of log entries matching the filters, within the scope. */
@@ -73,19 +66,7 @@ export async function listOperationLog(
 }
 
 export const logRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.post(
-    OrgPath.logPageList,
-    {
-      config: { permission: Perm.logList },
-      schema: {
-        tags: ['log'],
-        summary:
-          'Operation log, newest first: who, company, when, action, target, before → after (secrets masked), answer code, address',
-        body: operationLogListRequest,
-        response: { 200: envelopeOf(operationLogListResponse.nullable()) },
-      },
-    },
-    async (request) =>
-      ok(request, await listOperationLog(app.db, await companyScope(app.db, request.auth), request.body)),
+  route(app, endpoints.log.pageList, async (request) =>
+    ok(request, await listOperationLog(app.db, await companyScope(app.db, request.auth), request.body)),
   );
 };

@@ -1,5 +1,5 @@
 /**
- * Data export calls (issue 4 item 5; spec §5, §9), all needing `monitor:export:run`:
+ * Data export calls (spec §5, §9), all needing `monitor:export:run`:
  *
  * - `/api-bms/export/sites` {agentId} → `{list}` of the agent's sites in the caller's scope;
  * - `/api-bms/export/devices` {siteId} → `{list}` of the site's devices;
@@ -11,21 +11,10 @@
  *   (api/export.ts), 6000 agent, 3036 site, 3030 device, -100 malformed body.
  */
 import { PassThrough } from 'node:stream';
-import {
-  EXPORT_ROWS_HEADER,
-  ExportPath,
-  envelopeOf,
-  exportDevicesRequest,
-  exportDevicesResponse,
-  exportFileName,
-  exportRequest,
-  exportSitesRequest,
-  exportSitesResponse,
-  Perm,
-  XLSX_MIME,
-} from '@ess/contract';
+import { EXPORT_ROWS_HEADER, endpoints, exportFileName, XLSX_MIME } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { companyScope } from '../../access/company-scope';
+import { fileRoute, route } from '../../core/http/endpoint';
 import { ok } from '../../core/http/envelope';
 import { ExportService } from './export-service';
 
@@ -42,72 +31,39 @@ export function attachmentHeader(fileName: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
+const calls = endpoints.export;
+
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new ExportService(app.db);
   const scopeOf = (request: { auth: Parameters<typeof companyScope>[1] }) =>
     companyScope(app.db, request.auth);
 
-  app.post(
-    ExportPath.sites,
-    {
-      config: { permission: Perm.exportRun },
-      schema: {
-        tags: ['export'],
-        summary:
-          'Sites of an agent for the export form: in the caller’s scope, of the agent’s companies or with a device assigned to it. Errors: 6000',
-        body: exportSitesRequest,
-        response: { 200: envelopeOf(exportSitesResponse.nullable()) },
-      },
-    },
-    async (request) =>
-      ok(request, { list: await service.sites(await scopeOf(request), request.body.agentId) }),
+  route(app, calls.sites, async (request) =>
+    ok(request, { list: await service.sites(await scopeOf(request), request.body.agentId) }),
   );
 
-  app.post(
-    ExportPath.devices,
-    {
-      config: { permission: Perm.exportRun },
-      schema: {
-        tags: ['export'],
-        summary: 'Devices of a site for the export form (EMS first, by type and SN). Errors: 3036',
-        body: exportDevicesRequest,
-        response: { 200: envelopeOf(exportDevicesResponse.nullable()) },
-      },
-    },
-    async (request) =>
-      ok(request, { list: await service.devices(await scopeOf(request), request.body.siteId) }),
+  route(app, calls.devices, async (request) =>
+    ok(request, { list: await service.devices(await scopeOf(request), request.body.siteId) }),
   );
 
-  app.post(
-    ExportPath.xlsx,
-    {
-      config: { permission: Perm.exportRun },
-      schema: {
-        tags: ['export'],
-        summary:
-          'Streams the xlsx of an export (raw points, daily energy, alarms). Success answers the file, not an envelope; refusals answer {code, msg}: 3130–3138, 3120, 3122, 6000, 3036, 3030',
-        body: exportRequest,
-      },
-    },
-    async (request, reply) => {
-      const plan = await service.plan(await scopeOf(request), request.body);
-      const fileName = exportFileName(plan.site.code, plan.type, plan.startDay, plan.endDay);
-      const out = new PassThrough();
-      let gone = false;
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) gone = true;
-      });
-      service.write(plan, out, { lang: request.lang, aborted: () => gone }).catch((err: unknown) => {
-        // Headers are out: the client sees a cut download (its reader errors).
-        request.log.error({ err }, 'export failed while streaming');
-        out.destroy(err as Error);
-      });
-      return reply
-        .header('content-type', XLSX_MIME)
-        .header('content-disposition', attachmentHeader(fileName))
-        .header(EXPORT_ROWS_HEADER, String(plan.rows))
-        .header('cache-control', 'no-store')
-        .send(out);
-    },
-  );
+  fileRoute(app, calls.xlsx, async (request, reply) => {
+    const plan = await service.plan(await scopeOf(request), request.body);
+    const fileName = exportFileName(plan.site.code, plan.type, plan.startDay, plan.endDay);
+    const out = new PassThrough();
+    let gone = false;
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) gone = true;
+    });
+    service.write(plan, out, { lang: request.lang, aborted: () => gone }).catch((err: unknown) => {
+      // Headers are out: the client sees a cut download (its reader errors).
+      request.log.error({ err }, 'export failed while streaming');
+      out.destroy(err as Error);
+    });
+    return reply
+      .header('content-type', XLSX_MIME)
+      .header('content-disposition', attachmentHeader(fileName))
+      .header(EXPORT_ROWS_HEADER, String(plan.rows))
+      .header('cache-control', 'no-store')
+      .send(out);
+  });
 };

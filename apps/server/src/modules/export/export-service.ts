@@ -1,5 +1,5 @@
 /**
- * Data export (issue 4 item 5; spec §5, §9): the option lists of the export form and the xlsx
+ * Data export (spec §5, §9): the option lists of the export form and the xlsx
  * file itself, written with exceljs' streaming WorkbookWriter straight into the answer.
  *
  * Scope: the agent must be an agent company the caller may see (6000 otherwise); its sites are

@@ -1,5 +1,5 @@
 /**
- * Menu management writes (issue 5 item 5): create, update and delete menu rows. Menus are global
+ * Menu management writes: create, update and delete menu rows. Menus are global
  * (one tree for every company), so these calls need platform-only permissions.
  *
  * Rules: the parent exists and is not a button, and on update is neither the row itself nor one

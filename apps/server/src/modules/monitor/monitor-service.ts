@@ -1,5 +1,5 @@
 /**
- * Real-time data and history (issue 4 items 2, 3; docs/api.md "Real-time data and history") for
+ * Real-time data and history (docs/api.md "Real-time data and history") for
  * a company scope. Every site and device is looked up through the scope: outside it answers
  * as if it did not exist (3036 site, 3030 device).
  *

@@ -1,5 +1,5 @@
 /**
- * Site monitoring (issue 4 item 1; contract api/site-monitor.ts): the caller's sites with
+ * Site monitoring (contract api/site-monitor.ts): the caller's sites with
  * position and status, and one site's devices and panels from `device_latest`.
  *
  * Site figures (online, SOC, battery kW, today's kWh, active alarms) are the dashboard's

@@ -1,5 +1,5 @@
 /**
- * Employees of companies (spec §3, §4, §6, §7 `employee/*`; issue 5 item 3). An employee is an
+ * Employees of companies (spec §3, §4, §6, §7 `employee/*`). An employee is an
  * account's membership in one company; one account may belong to several companies (the company
  * pick at sign-in). Reads and writes follow the caller's data scope: an employee outside it
  * answers 5051.

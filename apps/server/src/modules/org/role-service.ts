@@ -1,5 +1,5 @@
 /**
- * Roles (spec §3, §6, §7 `role/pageList, save, update, delete, detail, copy`; issue 5 item 4):
+ * Roles (spec §3, §6, §7 `role/pageList, save, update, delete, detail, copy`):
  * name, code, remark, status, data scope and role authority (menu, page and button ids). Roles
  * belong to a company and follow the caller's company scope: a role outside it answers 5031.
  *

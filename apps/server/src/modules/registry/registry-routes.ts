@@ -1,36 +1,48 @@
 /**
  * `/api-bms/site/*` and `/api-bms/device/*` (devices issue; spec §2 `/deviceconfig`). Lists
- * answer `{list, total}`; codes 3030–3039 and 6000 (docs/api.md).
+ * answer `{list, total}`; codes 3030–3039 and 6000 (docs/api.md). Every write records the
+ * row's form fields before → after in the operation log (a device's secret never: only
+ * whether it has one).
  */
-import {
-  deviceInput,
-  deviceListRequest,
-  deviceListResponse,
-  deviceSaveResponse,
-  deviceSecretResponse,
-  deviceUpdate,
-  envelopeOf,
-  idRequest,
-  Perm,
-  RegistryPath,
-  siteInput,
-  siteListRequest,
-  siteListResponse,
-  siteUpdate,
-} from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { recordChange } from '../../access/audit';
 import { companyScope } from '../../access/company-scope';
+import type { device, site } from '../../core/db/schema';
+import { route } from '../../core/http/endpoint';
 import { ok } from '../../core/http/envelope';
-import type { RegistryService } from './registry-service';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    registry: RegistryService;
-  }
+/** What the operation log shows of a site: the fields its form sets, and its ToU scheme. */
+function siteFacts(row: typeof site.$inferSelect) {
+  const { id, companyId, code, name, address, timezone, latitude, longitude, touSchemeId } = row;
+  return { id, companyId, code, name, address, timezone, latitude, longitude, touSchemeId };
 }
 
-const nullData = envelopeOf(z.null());
+/** What the operation log shows of a device: the fields its form sets, and whether it has a secret. */
+function deviceFacts(row: typeof device.$inferSelect) {
+  return {
+    id: row.id,
+    companyId: row.companyId,
+    siteId: row.siteId,
+    gatewayId: row.gatewayId,
+    sn: row.sn,
+    type: row.type,
+    model: row.model,
+    ratedPowerKw: row.ratedPowerKw,
+    capacityKwh: row.capacityKwh,
+    mqttClientId: row.mqttClientId,
+    connAddress: row.connAddress,
+    connPort: row.connPort,
+    hasSecret: row.secretHash !== null,
+  };
+}
+
+const { site: siteCalls, device: deviceCalls } = endpoints;
+
+/** Calls after which the broker's device directory is reloaded. */
+const DIRECTORY_CHANGES = new Set<string>(
+  [deviceCalls.save, deviceCalls.update, deviceCalls.delete, deviceCalls.resetSecret].map((e) => e.path),
+);
 
 export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   // Built in app.ts, which wires its hooks to the modules that listen.
@@ -49,169 +61,88 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   // The broker authenticates from a cached directory: reload it after every registry change so
   // new devices and re-issued secrets work at once.
   app.addHook('onResponse', async (request) => {
-    if (request.url.startsWith('/api-bms/device/') && !request.url.endsWith('pageList')) {
+    if (DIRECTORY_CHANGES.has(request.routeOptions.url ?? '')) {
       await app.devices?.directory.refresh();
     }
   });
 
-  app.post(
-    RegistryPath.sitePageList,
-    {
-      config: { permission: Perm.siteList },
-      schema: {
-        tags: ['site'],
-        summary: 'Sites in the caller’s companies, with device counts, capacity (kWh) and PCS power (kW)',
-        body: siteListRequest,
-        response: { 200: envelopeOf(siteListResponse.nullable()) },
-      },
-    },
-    async (request) => ok(request, await registry.listSites(await scopeOf(request), request.body)),
+  route(app, siteCalls.pageList, async (request) =>
+    ok(request, await registry.listSites(await scopeOf(request), request.body)),
   );
 
-  app.post(
-    RegistryPath.siteSave,
-    {
-      config: { permission: Perm.siteSave, audit: { action: 'site.save', targetType: 'site' } },
-      schema: {
-        tags: ['site'],
-        summary: 'Create a site. Errors: 3039 code exists, 6000 company outside the caller’s scope',
-        body: siteInput,
-        response: { 200: envelopeOf(z.object({ id: z.number() }).nullable()) },
-      },
-    },
-    async (request) => {
-      const id = await registry.createSite(await scopeOf(request), request.auth.companyId, request.body);
-      return ok(request, { id });
-    },
+  route(app, siteCalls.save, async (request) => {
+    const scope = await scopeOf(request);
+    const id = await registry.createSite(scope, request.auth.companyId, request.body);
+    recordChange(request, { targetId: id, after: siteFacts(await registry.requireSite(scope, id)) });
+    return ok(request, { id });
+  });
+
+  route(app, siteCalls.update, async (request) => {
+    const scope = await scopeOf(request);
+    const { id } = request.body;
+    const before = siteFacts(await registry.requireSite(scope, id));
+    await registry.updateSite(scope, request.auth.companyId, id, request.body);
+    recordChange(request, { targetId: id, before, after: siteFacts(await registry.requireSite(scope, id)) });
+    return ok(request, null);
+  });
+
+  route(app, siteCalls.delete, async (request) => {
+    const scope = await scopeOf(request);
+    const before = siteFacts(await registry.requireSite(scope, request.body.id));
+    await registry.deleteSite(scope, request.body.id);
+    recordChange(request, { targetId: request.body.id, before, after: null });
+    return ok(request, null);
+  });
+
+  route(app, deviceCalls.pageList, async (request) =>
+    ok(request, await registry.listDevices(await scopeOf(request), request.body)),
   );
 
-  app.post(
-    RegistryPath.siteUpdate,
-    {
-      config: { permission: Perm.siteSave, audit: { action: 'site.update', targetType: 'site' } },
-      schema: {
-        tags: ['site'],
-        summary: 'Update a site. Errors: 3036 not found, 3039 code exists, 6000',
-        body: siteUpdate,
-        response: { 200: nullData },
-      },
-    },
-    async (request) => {
-      await registry.updateSite(
-        await scopeOf(request),
-        request.auth.companyId,
-        request.body.id,
-        request.body,
-      );
-      return ok(request, null);
-    },
-  );
+  route(app, deviceCalls.save, async (request) => {
+    const scope = await scopeOf(request);
+    const created = await registry.createDevice(scope, request.body);
+    recordChange(request, {
+      targetId: created.id,
+      after: deviceFacts(await registry.requireDevice(scope, created.id)),
+    });
+    return ok(request, {
+      id: created.id,
+      secret: created.secret && { ...created.secret, ...brokerFacts() },
+    });
+  });
 
-  app.post(
-    RegistryPath.siteDelete,
-    {
-      config: { permission: Perm.siteDelete, audit: { action: 'site.delete', targetType: 'site' } },
-      schema: {
-        tags: ['site'],
-        summary: 'Delete an empty site. Errors: 3036 not found, 3037 it still has devices',
-        body: idRequest,
-        response: { 200: nullData },
-      },
-    },
-    async (request) => {
-      await registry.deleteSite(await scopeOf(request), request.body.id);
-      return ok(request, null);
-    },
-  );
+  route(app, deviceCalls.update, async (request) => {
+    const scope = await scopeOf(request);
+    const { id } = request.body;
+    const before = deviceFacts(await registry.requireDevice(scope, id));
+    await registry.updateDevice(scope, id, request.body);
+    recordChange(request, {
+      targetId: id,
+      before,
+      after: deviceFacts(await registry.requireDevice(scope, id)),
+    });
+    return ok(request, null);
+  });
 
-  app.post(
-    RegistryPath.devicePageList,
-    {
-      config: { permission: Perm.siteList },
-      schema: {
-        tags: ['device'],
-        summary: 'Devices in the caller’s companies; filter by site, type, SN/model keyword, online',
-        body: deviceListRequest,
-        response: { 200: envelopeOf(deviceListResponse.nullable()) },
-      },
-    },
-    async (request) => ok(request, await registry.listDevices(await scopeOf(request), request.body)),
-  );
+  route(app, deviceCalls.delete, async (request) => {
+    const scope = await scopeOf(request);
+    const before = deviceFacts(await registry.requireDevice(scope, request.body.id));
+    await registry.deleteDevice(scope, request.body.id);
+    recordChange(request, { targetId: request.body.id, before, after: null });
+    return ok(request, null);
+  });
 
-  app.post(
-    RegistryPath.deviceSave,
-    {
-      config: { permission: Perm.deviceSave, audit: { action: 'device.save', targetType: 'device' } },
-      schema: {
-        tags: ['device'],
-        summary: 'Register a device; a gateway’s MQTT secret is answered once',
-        description: 'Errors: 3036 site not found, 3030 gateway not found in that site, 3032 SN exists.',
-        body: deviceInput,
-        response: { 200: envelopeOf(deviceSaveResponse.nullable()) },
-      },
-    },
-    async (request) => {
-      const created = await registry.createDevice(await scopeOf(request), request.body);
-      return ok(request, {
-        id: created.id,
-        secret: created.secret && { ...created.secret, ...brokerFacts() },
-      });
-    },
-  );
-
-  app.post(
-    RegistryPath.deviceUpdate,
-    {
-      config: { permission: Perm.deviceSave, audit: { action: 'device.update', targetType: 'device' } },
-      schema: {
-        tags: ['device'],
-        summary: 'Update a device. Errors: 3030, 3032, 3036, 3038 (a gateway with devices behind it)',
-        body: deviceUpdate,
-        response: { 200: nullData },
-      },
-    },
-    async (request) => {
-      await registry.updateDevice(await scopeOf(request), request.body.id, request.body);
-      return ok(request, null);
-    },
-  );
-
-  app.post(
-    RegistryPath.deviceDelete,
-    {
-      config: { permission: Perm.deviceDelete, audit: { action: 'device.delete', targetType: 'device' } },
-      schema: {
-        tags: ['device'],
-        summary: 'Delete a device. Errors: 3030 not found, 3038 devices still report through this gateway',
-        body: idRequest,
-        response: { 200: nullData },
-      },
-    },
-    async (request) => {
-      await registry.deleteDevice(await scopeOf(request), request.body.id);
-      return ok(request, null);
-    },
-  );
-
-  app.post(
-    RegistryPath.deviceResetSecret,
-    {
-      config: {
-        permission: Perm.deviceSecret,
-        audit: { action: 'device.resetSecret', targetType: 'device' },
-      },
-      schema: {
-        tags: ['device'],
-        summary: 'Issue a new MQTT secret for a gateway (the old one stops working at its next connect)',
-        description: 'Errors: 3030 not found, 3031 not a gateway (it has no MQTT connection of its own).',
-        body: idRequest,
-        response: { 200: envelopeOf(deviceSecretResponse.nullable()) },
-      },
-    },
-    async (request) =>
-      ok(request, {
-        ...(await registry.resetSecret(await scopeOf(request), request.body.id)),
-        ...brokerFacts(),
-      }),
-  );
+  route(app, deviceCalls.resetSecret, async (request) => {
+    const scope = await scopeOf(request);
+    const { id } = request.body;
+    const before = deviceFacts(await registry.requireDevice(scope, id));
+    const issued = await registry.resetSecret(scope, id);
+    // The log says that a new secret was issued, never the secret (nor its hash).
+    recordChange(request, {
+      targetId: id,
+      before: { hasSecret: before.hasSecret },
+      after: { hasSecret: true },
+    });
+    return ok(request, { ...issued, ...brokerFacts() });
+  });
 };

@@ -1,5 +1,5 @@
 /**
- * Data of the big screens (issue 4 item 6; contract api/screen.ts, docs/api.md "Big screens").
+ * Data of the big screens (contract api/screen.ts, docs/api.md "Big screens").
  *
  * - `publicCockpit()`: aggregates of the whole installation for `/newscreen` without a token.
  *   Built field by field from the figures below, so nothing per site (names, codes, SNs,

@@ -1,0 +1,129 @@
+/**
+ * Routes from the endpoint table (packages/contract endpoints.ts): a
+ * route module registers each of its calls with {@link route} (or {@link fileRoute} for the one
+ * call that answers a file) and writes only the handler. Path, body and answer schemas, the
+ * access rule (`config.public | signedIn | permission`, read by access/auth-hook.ts), the
+ * operation-log entry (`config.audit`, read by access/audit.ts) and the OpenAPI summary all come
+ * from the table entry; the auth hook refuses a route that is not an entry, and a server whose
+ * routes miss an entry.
+ *
+ * Only what does not belong in the contract is passed here as {@link RouteExtra}: rate limits
+ * and the OpenAPI `security` override of a public call.
+ *
+ * @example
+ * route(app, endpoints.tou.delete, async (request) => {
+ *   const before = await service.remove(await scopeOf(request), request.body.id);
+ *   recordChange(request, { targetId: request.body.id, before, after: null });
+ *   return ok(request, null);
+ * });
+ */
+import {
+  type ApiEnvelope,
+  type Endpoint,
+  type EndpointAccess,
+  type EndpointBody,
+  type EndpointResponse,
+  envelopeFor,
+} from '@ess/contract';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+/** The instance a route module (`FastifyPluginAsyncZod`) is given. */
+export type ApiApp = Parameters<FastifyPluginAsyncZod>[0];
+
+/** The request a handler of `E` gets: its body as the endpoint's request schema parsed it. */
+export type EndpointCall<E extends Endpoint> = FastifyRequest<{ Body: EndpointBody<E> }>;
+
+/** A handler of `E`: answers the envelope around the endpoint's response (`ok(request, data)`). */
+export type EndpointHandler<E extends Endpoint> = (
+  request: EndpointCall<E>,
+  reply: FastifyReply,
+) => Promise<ApiEnvelope<EndpointResponse<E>>>;
+
+/** A handler of a call that answers a file (`endpoint.file`): sends it through `reply`. */
+export type FileHandler<E extends Endpoint> = (
+  request: EndpointCall<E>,
+  reply: FastifyReply,
+) => Promise<FastifyReply>;
+
+/** Settings of the table's keys; the table owns them, {@link RouteExtra} cannot set them. */
+type TableConfigKey = 'public' | 'signedIn' | 'permission' | 'audit';
+
+/** Server-only settings of a route that do not belong in the contract. */
+export interface RouteExtra {
+  /** More route config, e.g. `rateLimit` (@fastify/rate-limit). */
+  config?: Omit<FastifyContextConfig, TableConfigKey> & { [K in TableConfigKey]?: never };
+  /** OpenAPI security requirements of this call (`[]`: no token, for a public call). */
+  security?: Array<Record<string, string[]>>;
+}
+
+/** The route config of an access rule: exactly one of `public`, `signedIn`, `permission`. */
+export function accessConfig(access: EndpointAccess): Pick<FastifyContextConfig, TableConfigKey> {
+  if ('public' in access) return { public: true };
+  if ('signedIn' in access) return { signedIn: true };
+  return { permission: access.permission };
+}
+
+/** OpenAPI schema of a file answer: its bytes. */
+const fileBytes = z.string().meta({ format: 'binary' });
+
+function routeOptions(endpoint: Endpoint, extra: RouteExtra | undefined) {
+  const envelope = envelopeFor(endpoint);
+  return {
+    method: 'POST' as const,
+    url: endpoint.path,
+    config: {
+      ...extra?.config,
+      ...accessConfig(endpoint.access),
+      ...(endpoint.audit ? { audit: { ...endpoint.audit } } : {}),
+    },
+    schema: {
+      tags: [...endpoint.tags],
+      summary: endpoint.summary,
+      ...(endpoint.description ? { description: endpoint.description } : {}),
+      ...(extra?.security ? { security: extra.security } : {}),
+      body: endpoint.request,
+      response: {
+        200: endpoint.file
+          ? {
+              description: 'The file on success; a refusal is the envelope with `data: null`.',
+              content: {
+                [endpoint.file.mime]: { schema: fileBytes },
+                'application/json': { schema: envelope },
+              },
+            }
+          : envelope,
+      },
+    },
+  };
+}
+
+/**
+ * Registers `endpoint` as a `POST` route answered by `handler`, whose body is typed
+ * `EndpointBody<E>` and whose answer must be the envelope of `EndpointResponse<E>`.
+ */
+export function route<E extends Endpoint>(
+  app: ApiApp,
+  endpoint: E,
+  handler: EndpointHandler<E>,
+  extra?: RouteExtra,
+): void {
+  if (endpoint.file) throw new Error(`${endpoint.path} answers a file: register it with fileRoute`);
+  app.route({ ...routeOptions(endpoint, extra), handler: handler as unknown as RouteHandlerMethod });
+}
+
+/**
+ * Registers `endpoint`, a call that answers a file (`endpoint.file`, e.g. `export.xlsx`): the
+ * handler sends the file through `reply`; a refusal (`ApiError`, bad body) is still the
+ * envelope with `data: null`.
+ */
+export function fileRoute<E extends Endpoint>(
+  app: ApiApp,
+  endpoint: E,
+  handler: FileHandler<E>,
+  extra?: RouteExtra,
+): void {
+  if (!endpoint.file) throw new Error(`${endpoint.path} answers an envelope: register it with route`);
+  app.route({ ...routeOptions(endpoint, extra), handler: handler as unknown as RouteHandlerMethod });
+}
