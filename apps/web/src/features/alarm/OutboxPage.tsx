@@ -1,6 +1,5 @@
 /**
- * Monitoring → Mail outbox (`monitor/outbox/index`, permission `monitor:mail:list`; issue 4
- * item 4): the alarm mails to employees of the caller's companies (platform administrators: all),
+ * Monitoring → Mail outbox (`monitor/outbox/index`, permission `monitor:mail:list`): the alarm mails to employees of the caller's companies (platform administrators: all),
  * newest first, with their delivery state (queued, sent, failed — retried with backoff), attempts
  * and last error; a banner says when no SMTP server is configured (mails then stay queued here).
  * "View" opens a mail's subject and text. Filters: state, keyword (address or subject).
@@ -11,24 +10,13 @@
 import { EyeOutlined } from '@ant-design/icons';
 import { MAIL_STATES, type MailOutboxRow, type MailState } from '@ess/contract';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Card,
-  Descriptions,
-  Drawer,
-  Input,
-  Select,
-  Table,
-  type TableColumnsType,
-  Tag,
-} from 'antd';
+import { Alert, Button, Card, Descriptions, Drawer, Input, Select, type TableColumnsType, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { DataTable } from '@/shared/ui/DataTable';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
 import { alarmKeys, fetchOutbox, fetchOutboxDetail, type OutboxQuery } from './api';
 import './alarm.css';
 
@@ -204,16 +192,14 @@ export default function OutboxPage() {
           />
         </div>
       </div>
-      <Table<MailOutboxRow>
-        rowKey="id"
-        size="middle"
-        scroll={{ x: 'max-content' }}
+      <DataTable<MailOutboxRow>
         columns={columns}
-        dataSource={list.data?.list}
-        loading={list.isLoading}
-        pagination={serverPagination(page, list.data?.total, setPage, (n) => t('alarm.total', { count: n }))}
-        locale={{ emptyText: t('outbox.empty') }}
-        data-testid="outbox-table"
+        query={list}
+        page={page}
+        setPage={setPage}
+        totalText={(n) => t('alarm.total', { count: n })}
+        emptyText={t('outbox.empty')}
+        testId="outbox-table"
       />
       <MailDrawer id={open} onClose={() => setOpen(null)} />
     </Card>

@@ -1,43 +1,41 @@
 /**
- * Alarm and mail-outbox calls (issue 4 item 4; shapes in @ess/contract api/alarm.ts, paths
- * `AlarmPath`). Times are UTC ms; rows carry the site's time zone.
+ * Alarm and mail-outbox calls (contract `alarmEndpoints`, `mailEndpoints`,
+ * shapes in api/alarm.ts). Times are UTC ms; rows carry the site's time zone.
  */
 import {
   type AlarmAckResponse,
   type AlarmActiveListRequest,
   type AlarmFilterOptions,
   type AlarmHistoryListRequest,
-  type AlarmHistoryRow,
-  type AlarmLifecycleRow,
-  AlarmPath,
+  alarmEndpoints,
+  type EndpointResponse,
   type MailOutboxDetail,
-  type MailOutboxRow,
   type MailState,
+  mailEndpoints,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
 
 export type ActiveQuery = Omit<AlarmActiveListRequest, 'userInfo'>;
 export type HistoryQuery = Omit<AlarmHistoryListRequest, 'userInfo'>;
 
 /** `alarm/activeList`: alarms not yet cleared, newest first. */
-export function fetchActive(q: ActiveQuery): Promise<{ list: AlarmLifecycleRow[]; total: number }> {
-  return request(AlarmPath.activeList, { userInfo: userInfoEcho(), ...q });
+export function fetchActive(q: ActiveQuery): Promise<EndpointResponse<typeof alarmEndpoints.activeList>> {
+  return request(alarmEndpoints.activeList, q);
 }
 
 /** `alarm/historyList`: produce / disappear events and EMS online / offline changes. */
-export function fetchHistory(q: HistoryQuery): Promise<{ list: AlarmHistoryRow[]; total: number }> {
-  return request(AlarmPath.historyList, { userInfo: userInfoEcho(), ...q });
+export function fetchHistory(q: HistoryQuery): Promise<EndpointResponse<typeof alarmEndpoints.historyList>> {
+  return request(alarmEndpoints.historyList, q);
 }
 
 /** `alarm/ack`: acknowledge alarms (3100 not found, 3101 already acknowledged). */
 export function acknowledge(ids: number[]): Promise<AlarmAckResponse> {
-  return request(AlarmPath.ack, { userInfo: userInfoEcho(), ids });
+  return request(alarmEndpoints.ack, { ids });
 }
 
 /** `alarm/filterOptions`: sites and devices in scope. */
 export function fetchFilterOptions(): Promise<AlarmFilterOptions> {
-  return request(AlarmPath.filterOptions, { userInfo: userInfoEcho() });
+  return request(alarmEndpoints.filterOptions, {});
 }
 
 export interface OutboxQuery {
@@ -48,15 +46,13 @@ export interface OutboxQuery {
 }
 
 /** `mail/outboxList`. */
-export function fetchOutbox(
-  q: OutboxQuery,
-): Promise<{ list: MailOutboxRow[]; total: number; smtpConfigured: boolean }> {
-  return request(AlarmPath.outboxList, { userInfo: userInfoEcho(), ...q });
+export function fetchOutbox(q: OutboxQuery): Promise<EndpointResponse<typeof mailEndpoints.outboxList>> {
+  return request(mailEndpoints.outboxList, q);
 }
 
 /** `mail/outboxDetail`: one mail with its text (3103). */
 export function fetchOutboxDetail(id: number): Promise<MailOutboxDetail> {
-  return request(AlarmPath.outboxDetail, { userInfo: userInfoEcho(), id });
+  return request(mailEndpoints.outboxDetail, { id });
 }
 
 /** TanStack Query keys. */

@@ -2,7 +2,7 @@
  * Auth feature: login page, session store and actions, navigation guard, language switch.
  */
 
-export { fetchPermissions, userInfoEcho } from './api';
+export { fetchPermissions } from './api';
 export { AuthGuard, safeRedirect } from './components/AuthGuard';
 export { LanguageSwitch } from './components/LanguageSwitch';
 export { enterCompany, logout, refreshMenu, resetAll, restoreSession, switchLanguage } from './session';

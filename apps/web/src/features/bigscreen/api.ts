@@ -1,22 +1,21 @@
 /**
- * Big-screen calls (contract api/screen.ts, paths `ScreenPath`; docs/api.md "Big screens").
+ * Big-screen calls (contract `screenEndpoints`, shapes in api/screen.ts; docs/api.md "Big screens").
  * Units: kW, kWh, %, CNY, UTC ms.
  */
 import {
   type CockpitAggregates,
   type CockpitData,
   ErrorCode,
-  ScreenPath,
   type ScreenSiteData,
   type ScreenSiteOption,
+  screenEndpoints,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
 import { ApiError } from '@/shared/api/errors';
 
 /** `screen/cockpitPublic` without a token: installation aggregates only (nothing per site). */
 export function fetchPublicCockpit(): Promise<CockpitAggregates> {
-  return request<CockpitAggregates>(ScreenPath.cockpitPublic, {}, { skipAuth: true, errorText: 'none' });
+  return request(screenEndpoints.cockpitPublic, {}, { skipAuth: true, errorText: 'none' });
 }
 
 /**
@@ -25,11 +24,7 @@ export function fetchPublicCockpit(): Promise<CockpitAggregates> {
  */
 export async function fetchCockpit(): Promise<CockpitData | CockpitAggregates> {
   try {
-    return await request<CockpitData>(
-      ScreenPath.cockpit,
-      { userInfo: userInfoEcho() },
-      { errorText: 'none' },
-    );
+    return await request(screenEndpoints.cockpit, {}, { errorText: 'none' });
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.NO_PERMISSION) return fetchPublicCockpit();
     throw err;
@@ -38,16 +33,12 @@ export async function fetchCockpit(): Promise<CockpitData | CockpitAggregates> {
 
 /** `screen/sites`: the site picker (sites in the caller's scope). */
 export function fetchScreenSites(): Promise<ScreenSiteOption[]> {
-  return request<ScreenSiteOption[]>(ScreenPath.sites, { userInfo: userInfoEcho() });
+  return request(screenEndpoints.sites, {});
 }
 
 /** `screen/site`: one site's devices, latest points, cells, energy, curves, alarms (3036 outside scope). */
 export function fetchScreenSite(siteId: number): Promise<ScreenSiteData> {
-  return request<ScreenSiteData>(
-    ScreenPath.site,
-    { userInfo: userInfoEcho(), siteId },
-    { errorText: 'none' },
-  );
+  return request(screenEndpoints.site, { siteId }, { errorText: 'none' });
 }
 
 /** How often the cockpit asks again (the public route allows 30 calls a minute per address). */

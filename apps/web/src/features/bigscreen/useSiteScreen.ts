@@ -2,44 +2,19 @@
  * State of a site screen: the chosen site (query `?siteId=`, else the first site of the picker,
  * written back to the URL), the site's data over HTTP (re-read every SITE_REFRESH_MS for cells,
  * curves, energy and alarms) and, live, each device's latest points from the `device:<id>`
- * channels (at most one update per device and second), merged over the HTTP reading when newer.
+ * channels (at most one update per device and second), laid over the HTTP reading by the shared
+ * "newest value wins" rule (`useLiveOverlay`, shared/live/overlay.ts).
  */
 import type { ScreenDevice, ScreenSiteData, ScreenSiteOption } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect } from 'react';
 import { useSearchParams } from 'react-router';
 import { isApiError } from '@/shared/api/errors';
-import { type LiveStatus, liveConnection, useLiveStatus } from '@/shared/live';
+import { type LiveStatus, useLiveOverlay, useLiveStatus } from '@/shared/live';
 import { fetchScreenSite, fetchScreenSites, SITE_REFRESH_MS } from './api';
 import { SITE_PARAM } from './paths';
 
-type Reading = { ts: number; points: Record<string, number> };
-
-/** Latest live reading per device id of `ids` while mounted. */
-export function useLiveDevices(ids: number[]): Map<number, Reading> {
-  const [readings, setReadings] = useState<Map<number, Reading>>(() => new Map());
-  const key = ids.join(',');
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for `ids`
-  useEffect(() => {
-    setReadings(new Map());
-    const stops = ids.map((id) =>
-      liveConnection.listen(`device:${id}`, (message) => {
-        if (message.type !== 'device') return;
-        setReadings((prev) => {
-          const cur = prev.get(id);
-          if (cur && cur.ts > message.ts) return prev;
-          const next = new Map(prev);
-          next.set(id, { ts: message.ts, points: { ...cur?.points, ...message.points } });
-          return next;
-        });
-      }),
-    );
-    return () => {
-      for (const stop of stops) stop();
-    };
-  }, [key]);
-  return readings;
-}
+const NO_DEVICES: ScreenDevice[] = [];
 
 export interface SiteScreen {
   sites: ScreenSiteOption[] | undefined;
@@ -82,18 +57,8 @@ export function useSiteScreen(refreshMs = SITE_REFRESH_MS): SiteScreen {
     staleTime: 0,
   });
   const data = query.data?.site.id === siteId ? query.data : undefined;
-  const ids = useMemo(() => data?.devices.map((d) => d.id) ?? [], [data]);
-  const live = useLiveDevices(ids);
+  const devices = useLiveOverlay(data?.devices) ?? NO_DEVICES;
   const status = useLiveStatus();
-  const devices = useMemo(
-    () =>
-      (data?.devices ?? []).map((d) => {
-        const r = live.get(d.id);
-        if (!r || (d.ts !== null && r.ts < d.ts)) return d;
-        return { ...d, ts: r.ts, points: { ...d.points, ...r.points } };
-      }),
-    [data, live],
-  );
   const error = query.error ? (isApiError(query.error) ? query.error.code : 'failed') : null;
   return {
     sites,

@@ -18,13 +18,13 @@ import type { CockpitAggregates, CockpitData } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import { COCKPIT_REFRESH_MS, fetchCockpit, fetchPublicCockpit } from '@/features/bigscreen/api';
-import ScreenChart from '@/features/bigscreen/components/ScreenChart';
-import { Figure, Panel, Stage } from '@/features/bigscreen/components/Stage';
+import { LanguageSwitch } from '@/features/auth';
+import { COCKPIT_REFRESH_MS, fetchCockpit, fetchPublicCockpit } from '@/features/bigscreen';
 import { formatNumber, formatTime } from '@/shared/format';
-import { useLiveChannel } from '@/shared/live';
+import { liveWins, useLiveChannel } from '@/shared/live';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
 import { HOME_PATH, LOGIN_PATH } from '@/shared/routing';
+import { Figure, Panel, ScreenChart, Stage } from '@/shared/screen';
 import { useCredentials } from '@/shared/storage/session';
 import './cockpit.css';
 
@@ -41,7 +41,7 @@ function useCockpit(signedIn: boolean): { data: Data | undefined; failed: boolea
   const { data: live } = useLiveChannel(signedIn ? 'fleet' : null);
   const http = query.data;
   const data = useMemo(() => {
-    if (!http || !live || live.overview.updatedAt < http.updatedAt) return http;
+    if (!http || !live || !liveWins(live.overview.updatedAt, http.updatedAt)) return http;
     const o = live.overview;
     return {
       ...http,
@@ -109,6 +109,7 @@ export default function CockpitPage() {
     <Stage
       title={t('cockpit.title')}
       controls={mode}
+      language={<LanguageSwitch className="stage__icon" />}
       clockTestId="cockpit-clock"
       backTestId="cockpit-link"
       back={{

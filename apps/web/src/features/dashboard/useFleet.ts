@@ -5,7 +5,7 @@
  */
 import type { AlarmRow, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
-import { type LiveStatus, useLiveChannel } from '@/shared/live';
+import { type LiveStatus, liveWins, useLiveChannel } from '@/shared/live';
 import { CURVE_REFRESH_MS, fetchOverview } from './api';
 
 export interface Fleet {
@@ -29,7 +29,7 @@ export function useFleet(): Fleet {
   });
   const { data: live, status } = useLiveChannel('fleet');
   const http = query.data;
-  const current = live && (!http || live.overview.updatedAt >= http.overview.updatedAt) ? live : http;
+  const current = live && liveWins(live.overview.updatedAt, http?.overview.updatedAt) ? live : http;
   return {
     overview: current?.overview,
     sites: current?.sites,

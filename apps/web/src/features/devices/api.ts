@@ -1,17 +1,20 @@
 /**
- * Site and device registry calls (devices issue; shapes in @ess/contract api/registry.ts,
- * paths `RegistryPath`). Every function resolves with the answer's `data` or rejects with
+ * Site and device registry calls (devices issue; contract `siteEndpoints`, `deviceEndpoints`,
+ * shapes in api/registry.ts). Every function resolves with the answer's `data` or rejects with
  * `ApiError` after the client's spec §8 handling (the catalogue text of 3030–3039, the server's
  * msg for -100, which names the field).
  */
-import { type DeviceRow, type DeviceType, RegistryPath, type SiteRow } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
+import {
+  type DeviceRow,
+  type DeviceType,
+  deviceEndpoints,
+  type EndpointResponse,
+  MAX_PAGE_SIZE,
+  type Page,
+  type SiteRow,
+  siteEndpoints,
+} from '@ess/contract';
 import { request } from '@/shared/api/client';
-
-export interface Page<T> {
-  list: T[];
-  total: number;
-}
 
 export interface SiteQuery {
   pageNum: number;
@@ -21,7 +24,7 @@ export interface SiteQuery {
 
 /** `site/pageList`: sites with device counts, gateways online, capacity (kWh) and PCS power (kW). */
 export function fetchSites(q: SiteQuery): Promise<Page<SiteRow>> {
-  return request<Page<SiteRow>>(RegistryPath.sitePageList, { userInfo: userInfoEcho(), ...q });
+  return request(siteEndpoints.pageList, q);
 }
 
 /** What the site dialog sends (contract `siteInput`). */
@@ -36,15 +39,14 @@ export interface SiteForm {
 
 /** `site/save` (no id) or `site/update`. Errors: 3039 code exists, 3036 not found, -100. */
 export function saveSite(form: SiteForm, id?: number): Promise<unknown> {
-  const body = { userInfo: userInfoEcho(), ...form };
   return id === undefined
-    ? request(RegistryPath.siteSave, body)
-    : request(RegistryPath.siteUpdate, { ...body, id });
+    ? request(siteEndpoints.save, form)
+    : request(siteEndpoints.update, { ...form, id });
 }
 
 /** `site/delete`. Errors: 3036 not found, 3037 it still has devices. */
 export function deleteSite(id: number): Promise<unknown> {
-  return request(RegistryPath.siteDelete, { userInfo: userInfoEcho(), id });
+  return request(siteEndpoints.delete, { id });
 }
 
 export interface DeviceQuery {
@@ -58,11 +60,8 @@ export interface DeviceQuery {
 
 /** `device/pageList`: devices, gateways first, with their (gateway's) online state. */
 export function fetchDevices(q: DeviceQuery): Promise<Page<DeviceRow>> {
-  return request<Page<DeviceRow>>(RegistryPath.devicePageList, { userInfo: userInfoEcho(), ...q });
+  return request(deviceEndpoints.pageList, q);
 }
-
-/** Largest page the server answers (contract `pageQuery`). */
-export const MAX_PAGE_SIZE = 500;
 
 /** The gateways of a site (devices without a gateway), for the device dialog's select. */
 export async function fetchGateways(siteId: number): Promise<DeviceRow[]> {
@@ -86,19 +85,10 @@ export interface DeviceForm {
 
 /**
  * MQTT credentials of a gateway, answered once by `device/save` and `device/resetSecret`
- * (contract `deviceSecretResponse`: username = SN, password = secret). `mqttHost` / `mqttPort`
- * are read when the server adds them (the broker's public address); the console falls back to
- * the page's host name and 1883.
+ * (contract `deviceSecretResponse`: username = SN, password = secret). A null `mqttHost` means
+ * the console's own host (embedded broker).
  */
-export interface DeviceSecret {
-  id: number;
-  sn: string;
-  mqttClientId: string;
-  username: string;
-  secret: string;
-  mqttHost?: string | null;
-  mqttPort?: number | null;
-}
+export type DeviceSecret = EndpointResponse<typeof deviceEndpoints.resetSecret>;
 
 /**
  * `device/save` (no id): answers the new id and, for a gateway, its secret (shown once);
@@ -106,23 +96,22 @@ export interface DeviceSecret {
  * site, 3038 a gateway with devices behind it cannot become a sub-device, -100.
  */
 export async function saveDevice(form: DeviceForm, id?: number): Promise<{ secret: DeviceSecret | null }> {
-  const body = { userInfo: userInfoEcho(), ...form };
   if (id !== undefined) {
-    await request(RegistryPath.deviceUpdate, { ...body, id });
+    await request(deviceEndpoints.update, { ...form, id });
     return { secret: null };
   }
-  const answer = await request<{ id: number; secret: DeviceSecret | null }>(RegistryPath.deviceSave, body);
+  const answer = await request(deviceEndpoints.save, form);
   return { secret: answer.secret };
 }
 
 /** `device/delete`. Errors: 3030 not found, 3038 devices still report through this gateway. */
 export function deleteDevice(id: number): Promise<unknown> {
-  return request(RegistryPath.deviceDelete, { userInfo: userInfoEcho(), id });
+  return request(deviceEndpoints.delete, { id });
 }
 
 /** `device/resetSecret`: a new secret for a gateway (the old one stops at its next connect). Errors: 3030, 3031. */
 export function resetDeviceSecret(id: number): Promise<DeviceSecret> {
-  return request<DeviceSecret>(RegistryPath.deviceResetSecret, { userInfo: userInfoEcho(), id });
+  return request(deviceEndpoints.resetSecret, { id });
 }
 
 /** TanStack Query keys of the registry. */

@@ -1,5 +1,5 @@
 /**
- * /export (menu component 'monitor/export/index', permission `monitor:export:run`; issue 4 item 5,
+ * /export (menu component 'monitor/export/index', permission `monitor:export:run`,
  * spec §5, §9): choose agent → time range → station → export type → energy-storage devices →
  * data, then download the xlsx.
  *
@@ -38,9 +38,9 @@ import type { Dayjs } from 'dayjs';
 import dayjs from 'dayjs';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { typeLabel } from '@/features/devices/labels';
 import { failureText } from '@/shared/api/client';
 import { isApiError } from '@/shared/api/errors';
+import { typeLabel } from '@/shared/devices';
 import { showError, showSuccess } from '@/shared/feedback';
 import { formatNumber } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';

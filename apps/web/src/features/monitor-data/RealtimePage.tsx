@@ -1,5 +1,5 @@
 /**
- * Real-time data (spec §2 `/realTimeShow`, issue 4 item 2): pick a site, then one of its
+ * Real-time data (spec §2 `/realTimeShow`): pick a site, then one of its
  * devices; every point the device reports with its translated name, value, unit and report
  * time, updated live over the `device:<id>` channel. A value is marked stale when it is older
  * than 3 reporting intervals of the gateway, or the gateway is offline (the server answers
@@ -15,9 +15,9 @@ import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { typeLabel } from '@/features/devices/labels';
+import { typeLabel } from '@/shared/devices';
 import { formatDateTime, formatNumber } from '@/shared/format';
-import { LiveIndicator, useLiveChannel } from '@/shared/live';
+import { LiveIndicator, overlayPoints, useLiveDevices, useLiveStatus } from '@/shared/live';
 import { fetchOptions, fetchRealtime, fetchTrend } from './api';
 import { pointTitle } from './model';
 import './monitor-data.css';
@@ -26,6 +26,8 @@ const SeriesChart = lazy(() => import('./components/SeriesChart'));
 
 /** How often the device's state and stale threshold are read again over HTTP. */
 const REFETCH_MS = 30_000;
+
+const NO_POINTS: { name: string; value: number; ts: number }[] = [];
 
 interface Row {
   name: string;
@@ -129,33 +131,17 @@ export default function RealtimePage() {
     enabled: deviceId !== undefined,
     refetchInterval: REFETCH_MS,
   });
-  const { data: live, status } = useLiveChannel(deviceId !== undefined ? `device:${deviceId}` : null);
+  const status = useLiveStatus();
+  const liveIds = useMemo(() => (deviceId === undefined ? [] : [deviceId]), [deviceId]);
+  const live = useLiveDevices(liveIds);
 
-  // The HTTP answer, overlaid with newer live values (each point keeps its own report time).
-  const [points, setPoints] = useState<Map<string, { value: number; ts: number }>>(new Map());
-  useEffect(() => {
-    const data = realtime.data;
-    setPoints((current) => {
-      const next = new Map<string, { value: number; ts: number }>();
-      if (!data || data.device.id !== deviceId) return next;
-      for (const p of data.points) {
-        const cur = current.get(p.name);
-        next.set(p.name, cur && cur.ts > p.ts ? cur : { value: p.value, ts: p.ts });
-      }
-      return next;
-    });
-  }, [realtime.data, deviceId]);
-  useEffect(() => {
-    if (!live || live.deviceId !== deviceId) return;
-    setPoints((current) => {
-      const next = new Map(current);
-      for (const [name, value] of Object.entries(live.points)) {
-        const cur = next.get(name);
-        if (!cur || live.ts >= cur.ts) next.set(name, { value, ts: live.ts });
-      }
-      return next;
-    });
-  }, [live, deviceId]);
+  // The HTTP answer with the newer live values laid over it, per point (each point keeps its
+  // own report time; shared/live "newest value wins").
+  const http = realtime.data && realtime.data.device.id === deviceId ? realtime.data.points : NO_POINTS;
+  const points = useMemo(
+    () => overlayPoints(http, deviceId === undefined ? undefined : live.get(deviceId)),
+    [http, live, deviceId],
+  );
 
   const now = useNow(1000);
   const data = realtime.data;

@@ -1,6 +1,6 @@
 /**
- * Company options, department and employee calls (issue 5; shapes in @ess/contract
- * api/organisation.ts, paths `OrgPath`). Lists and saves take the company chosen in the company
+ * Company options, department and employee calls (contract `companyEndpoints`,
+ * `departmentEndpoints`, `employeeEndpoints`, shapes in api/organisation.ts). Lists and saves take the company chosen in the company
  * picker (`companyId`; the server defaults to the caller's). Every function resolves with the answer's `data` or rejects with `ApiError` after
  * the client's spec §8 handling: the catalogue text of the code in the UI language, e.g.
  * 5000–5004 for departments, 5050–5057, 5031 and 5034 for employees; -100 shows the server's
@@ -8,29 +8,26 @@
  */
 import {
   type CompanyOption,
+  companyEndpoints,
   type DepartmentRow,
+  departmentEndpoints,
   type EmployeeRow,
   type EnabledStatus,
-  OrgPath,
+  type EndpointResponse,
+  employeeEndpoints,
+  MAX_PAGE_SIZE,
+  type Page,
   type RoleRow,
+  roleEndpoints,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
 import { sha256Hex } from '@/shared/crypto/sha256';
-
-export interface Page<T> {
-  list: T[];
-  total: number;
-}
-
-/** Largest page the server answers (contract `pageQuery`). */
-export const MAX_PAGE_SIZE = 500;
 
 /* ───────────── Companies ───────────── */
 
 /** `company/options`: every company the caller may see (any kind), for the company picker. */
 export async function fetchCompanyOptions(): Promise<CompanyOption[]> {
-  const data = await request<{ list: CompanyOption[] }>(OrgPath.companyOptions, { userInfo: userInfoEcho() });
+  const data = await request(companyEndpoints.options, {});
   return data.list;
 }
 
@@ -41,10 +38,7 @@ export async function fetchCompanyOptions(): Promise<CompanyOption[]> {
  * flat (build the tree with `buildTree`). Errors: 6000 company out of reach.
  */
 export async function fetchDepartments(companyId: number | undefined): Promise<DepartmentRow[]> {
-  const data = await request<{ list: DepartmentRow[] }>(OrgPath.departmentList, {
-    userInfo: userInfoEcho(),
-    companyId,
-  });
+  const data = await request(departmentEndpoints.list, { companyId });
   return data.list;
 }
 
@@ -67,15 +61,14 @@ export function saveDepartment(
   form: DepartmentForm,
   target: { companyId: number | undefined } | { id: number },
 ): Promise<unknown> {
-  const body = { userInfo: userInfoEcho(), ...form };
   return 'id' in target
-    ? request(OrgPath.departmentUpdate, { ...body, id: target.id })
-    : request(OrgPath.departmentSave, { ...body, companyId: target.companyId });
+    ? request(departmentEndpoints.update, { ...form, id: target.id })
+    : request(departmentEndpoints.save, { ...form, companyId: target.companyId });
 }
 
 /** `department/delete`. Errors: 5000 missing, 5001 has sub-departments, 5002 has employees. */
 export function deleteDepartment(id: number): Promise<unknown> {
-  return request(OrgPath.departmentDelete, { userInfo: userInfoEcho(), id });
+  return request(departmentEndpoints.delete, { id });
 }
 
 /* ───────────── Employees ───────────── */
@@ -94,12 +87,12 @@ export interface EmployeeQuery {
 
 /** `employee/pageList`: employees of the company with department and roles. */
 export function fetchEmployees(q: EmployeeQuery): Promise<Page<EmployeeRow>> {
-  return request<Page<EmployeeRow>>(OrgPath.employeePageList, { userInfo: userInfoEcho(), ...q });
+  return request(employeeEndpoints.pageList, q);
 }
 
 /** `employee/detail`: one employee as the list shows it. Errors: 5051. */
 export function fetchEmployee(id: number): Promise<EmployeeRow> {
-  return request<EmployeeRow>(OrgPath.employeeDetail, { userInfo: userInfoEcho(), id });
+  return request(employeeEndpoints.detail, { id });
 }
 
 /** The fields both `employee/save` and `employee/update` take. */
@@ -121,9 +114,8 @@ export interface EmployeeForm {
  */
 export function createEmployee(
   form: EmployeeForm & { account: string; password: string; companyId: number | undefined },
-): Promise<{ id: number; linkedExistingAccount: boolean }> {
-  return request(OrgPath.employeeSave, {
-    userInfo: userInfoEcho(),
+): Promise<EndpointResponse<typeof employeeEndpoints.save>> {
+  return request(employeeEndpoints.save, {
     ...form,
     password: sha256Hex(form.password),
   });
@@ -131,7 +123,7 @@ export function createEmployee(
 
 /** `employee/update`. Errors: 5051 missing, 5000 department, 5031 role. */
 export function updateEmployee(id: number, form: EmployeeForm): Promise<unknown> {
-  return request(OrgPath.employeeUpdate, { userInfo: userInfoEcho(), ...form, id });
+  return request(employeeEndpoints.update, { ...form, id });
 }
 
 /**
@@ -139,18 +131,17 @@ export function updateEmployee(id: number, form: EmployeeForm): Promise<unknown>
  * Errors: 5051, 5057 (oneself).
  */
 export function setEmployeeStatus(id: number, status: EnabledStatus): Promise<unknown> {
-  return request(OrgPath.employeeStatus, { userInfo: userInfoEcho(), id, status });
+  return request(employeeEndpoints.status, { id, status });
 }
 
 /** `employee/delete`. Errors: 5051, 5053 administrator employee, 5057 oneself. */
 export function deleteEmployee(id: number): Promise<unknown> {
-  return request(OrgPath.employeeDelete, { userInfo: userInfoEcho(), id });
+  return request(employeeEndpoints.delete, { id });
 }
 
 /** `employee/resetPassword`: a new password (sent as digest) that must be changed at next sign-in. Errors: 5051. */
 export function resetEmployeePassword(id: number, password: string): Promise<unknown> {
-  return request(OrgPath.employeeResetPassword, {
-    userInfo: userInfoEcho(),
+  return request(employeeEndpoints.resetPassword, {
     id,
     password: sha256Hex(password),
   });
@@ -158,8 +149,7 @@ export function resetEmployeePassword(id: number, password: string): Promise<unk
 
 /** `role/pageList` (one page of 500): the enabled roles of `companyId` an employee of it can be given. */
 export async function fetchEnabledRoles(companyId: number | undefined): Promise<RoleRow[]> {
-  const page = await request<Page<RoleRow>>(OrgPath.rolePageList, {
-    userInfo: userInfoEcho(),
+  const page = await request(roleEndpoints.pageList, {
     companyId,
     pageNum: 1,
     pageSize: MAX_PAGE_SIZE,

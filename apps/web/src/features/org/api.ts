@@ -1,25 +1,20 @@
 /**
- * Partner company calls (issue 5; shapes in @ess/contract api/organisation.ts): the company list,
- * save, update and status of each kind (`companyPath(kind, …)`), and an agent's devices
- * (`OrgPath.agentDevices`, `agentAssignDevices`, `agentUnassignDevices`). Every function resolves
+ * Partner company calls (shapes in @ess/contract api/organisation.ts): the company list,
+ * save, update and status of each kind (`COMPANY_KIND_ENDPOINTS[kind]`), and an agent's devices
+ * (`agentEndpoints.devices`, `assignDevices`, `unassignDevices`). Every function resolves
  * with the answer's `data` or rejects with `ApiError` after the client's spec §8 handling.
  */
 import {
   type AgentDevice,
+  agentEndpoints,
+  COMPANY_KIND_ENDPOINTS,
   type CompanyKind,
   type CompanyRow,
-  companyPath,
   type EnabledStatus,
-  OrgPath,
+  type Page,
   Perm,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
-
-export interface Page<T> {
-  list: T[];
-  total: number;
-}
 
 export interface CompanyQuery {
   pageNum: number;
@@ -31,11 +26,8 @@ export interface CompanyQuery {
 
 /** `<kind>/pageList`: companies of one kind in the caller's scope, with their counts. */
 export function fetchCompanies(kind: CompanyKind, q: CompanyQuery): Promise<Page<CompanyRow>> {
-  return request<Page<CompanyRow>>(companyPath(kind, 'pageList'), { userInfo: userInfoEcho(), ...q });
+  return request(COMPANY_KIND_ENDPOINTS[kind].pageList, q);
 }
-
-/** Largest page the server answers (contract `pageQuery`). */
-export const MAX_PAGE_SIZE = 500;
 
 /** What the company dialog sends (contract `companyInput`). */
 export interface CompanyForm {
@@ -51,15 +43,13 @@ export interface CompanyForm {
  * `<kind>/update`. Errors: 6002 name or phone exists, 6000 not found, 6005 own company, 5034.
  */
 export function saveCompany(kind: CompanyKind, form: CompanyForm, id?: number): Promise<unknown> {
-  const body = { userInfo: userInfoEcho(), ...form };
-  return id === undefined
-    ? request(companyPath(kind, 'save'), body)
-    : request(companyPath(kind, 'update'), { ...body, id });
+  const calls = COMPANY_KIND_ENDPOINTS[kind];
+  return id === undefined ? request(calls.save, form) : request(calls.update, { ...form, id });
 }
 
 /** `<kind>/status`: a disabled company's employees can no longer sign in. Errors: 6000, 6005, 5034. */
 export function setCompanyStatus(kind: CompanyKind, id: number, status: EnabledStatus): Promise<unknown> {
-  return request(companyPath(kind, 'status'), { userInfo: userInfoEcho(), id, status });
+  return request(COMPANY_KIND_ENDPOINTS[kind].status, { id, status });
 }
 
 export interface AgentDevices {
@@ -71,7 +61,7 @@ export interface AgentDevices {
 
 /** `agent/devices`: the agent's devices and those that could be assigned to it. */
 export function fetchAgentDevices(agentId: number): Promise<AgentDevices> {
-  return request<AgentDevices>(OrgPath.agentDevices, { userInfo: userInfoEcho(), agentId });
+  return request(agentEndpoints.devices, { agentId });
 }
 
 /** Most device ids one (un)assign call takes (contract `agentAssignRequest`). */
@@ -83,11 +73,11 @@ const MAX_DEVICE_IDS = 500;
  * project, 6000 agent not found.
  */
 export async function moveAgentDevices(agentId: number, deviceIds: number[], assign: boolean): Promise<void> {
-  const path = assign ? OrgPath.agentAssignDevices : OrgPath.agentUnassignDevices;
+  const endpoint = assign ? agentEndpoints.assignDevices : agentEndpoints.unassignDevices;
   for (let i = 0; i < deviceIds.length; i += MAX_DEVICE_IDS) {
     await request(
-      path,
-      { userInfo: userInfoEcho(), agentId, deviceIds: deviceIds.slice(i, i + MAX_DEVICE_IDS) },
+      endpoint,
+      { agentId, deviceIds: deviceIds.slice(i, i + MAX_DEVICE_IDS) },
       { errorText: 'server' },
     );
   }

@@ -4,12 +4,12 @@
  * `<kind>/pageList` of up to 500 rows per kind, fetched while the dialog is open), grouped by
  * kind.
  */
-import { COMPANY_KINDS } from '@ess/contract';
+import { COMPANY_KINDS, MAX_PAGE_SIZE } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { hasPermission, useSession } from '@/features/auth';
-import { fetchCompanies, KIND_PERMS, MAX_PAGE_SIZE, orgKeys } from './api';
+import { fetchCompanies, KIND_PERMS, orgKeys } from './api';
 
 interface Group {
   label: string;

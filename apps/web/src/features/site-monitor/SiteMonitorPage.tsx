@@ -10,12 +10,11 @@
  * `data-ready`), `monitor-site-list`, `monitor-site-detail`.
  */
 import { Alert, Button, Skeleton } from 'antd';
-import { Suspense, useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatQuantity } from '@/shared/format';
 import { LiveIndicator } from '@/shared/live';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
-import { SiteDetail } from './components/SiteDetail';
 import { SiteList } from './components/SiteList';
 import { useMonitorSites } from './useMonitorData';
 import './site-monitor.css';
@@ -25,6 +24,9 @@ import './site-monitor.css';
  * kept in session storage under this key.
  */
 const OPEN_SITE_KEY = 'ess.zdjkshow.site';
+
+/** The drill-down (energy flow, device panels) is its own chunk: the first paint is the map and list. */
+const SiteDetail = lazy(() => import('./components/SiteDetail').then((m) => ({ default: m.SiteDetail })));
 
 function readOpenSite(): number | null {
   try {
@@ -81,11 +83,19 @@ export default function SiteMonitorPage() {
   if (openSiteId !== null) {
     return (
       <div className="site-monitor" data-testid="site-monitor">
-        <SiteDetail
-          siteId={openSiteId}
-          site={sites?.find((s) => s.siteId === openSiteId)}
-          onBack={() => setOpenSiteId(null)}
-        />
+        <Suspense
+          fallback={
+            <div className="panel">
+              <Skeleton active paragraph={{ rows: 8 }} />
+            </div>
+          }
+        >
+          <SiteDetail
+            siteId={openSiteId}
+            site={sites?.find((s) => s.siteId === openSiteId)}
+            onBack={() => setOpenSiteId(null)}
+          />
+        </Suspense>
       </div>
     );
   }

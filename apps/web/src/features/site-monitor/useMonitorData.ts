@@ -2,20 +2,19 @@
  * Data of the site monitoring page: the HTTP site list overlaid with the live `fleet` channel
  * (its per-site figures replace those of the list; the map status is derived again with the
  * contract's `siteMonitorStatus`), and one site's detail overlaid with the `device:<id>`
- * channels of its devices (pushed points are merged into the device's points and the panels
- * rebuilt with the contract's `buildSitePanels`, the function the server uses).
+ * channels of its devices (pushed points laid over the device's points by the shared "newest
+ * value wins" rule, `useLiveOverlay` / `liveWins` of shared/live, and the panels rebuilt with the
+ * contract's `buildSitePanels`, the function the server uses).
  */
 import {
   buildSitePanels,
-  type LiveDeviceMessage,
-  type SiteDetailDevice,
   type SiteMonitorDetail,
   type SiteMonitorSite,
   siteMonitorStatus,
 } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
-import { type LiveStatus, liveConnection, useLiveChannel } from '@/shared/live';
+import { useMemo } from 'react';
+import { type LiveStatus, liveWins, useLiveChannel, useLiveOverlay } from '@/shared/live';
 import { fetchMonitorSite, fetchMonitorSites } from './api';
 
 /** Position and address change rarely: the list is fetched again this often for new sites. */
@@ -42,7 +41,7 @@ export function useMonitorSites(): MonitorSites {
   const http = query.data;
   const sites = useMemo(() => {
     if (!http) return undefined;
-    if (!fleet || fleet.overview.updatedAt < http.updatedAt) return http.sites;
+    if (!fleet || !liveWins(fleet.overview.updatedAt, http.updatedAt)) return http.sites;
     const byId = new Map(fleet.sites.map((s) => [s.siteId, s]));
     return http.sites.map((s) => {
       const live = byId.get(s.siteId);
@@ -50,7 +49,9 @@ export function useMonitorSites(): MonitorSites {
     });
   }, [http, fleet]);
   const updatedAt =
-    fleet && http && fleet.overview.updatedAt >= http.updatedAt ? fleet.overview.updatedAt : http?.updatedAt;
+    fleet && http && liveWins(fleet.overview.updatedAt, http.updatedAt)
+      ? fleet.overview.updatedAt
+      : http?.updatedAt;
   return {
     sites,
     updatedAt,
@@ -80,32 +81,7 @@ export function useMonitorSiteDetail(siteId: number, site: SiteMonitorSite | und
     retry: false,
   });
   const { status } = useLiveChannel('fleet');
-  const [devices, setDevices] = useState<SiteDetailDevice[] | undefined>(undefined);
-
-  useEffect(() => {
-    setDevices(query.data?.devices);
-  }, [query.data]);
-
-  const deviceIds = useMemo(() => (query.data?.devices ?? []).map((d) => d.id).join(','), [query.data]);
-  useEffect(() => {
-    if (!deviceIds) return;
-    const apply = (message: LiveDeviceMessage) =>
-      setDevices((current) =>
-        current?.map((d) =>
-          d.id === message.deviceId && (d.ts === null || message.ts >= d.ts)
-            ? { ...d, ts: message.ts, points: { ...d.points, ...message.points } }
-            : d,
-        ),
-      );
-    const stops = deviceIds.split(',').map((id) =>
-      liveConnection.listen(`device:${id}`, (message) => {
-        if (message.type === 'device') apply(message);
-      }),
-    );
-    return () => {
-      for (const stop of stops) stop();
-    };
-  }, [deviceIds]);
+  const devices = useLiveOverlay(query.data?.devices);
 
   const detail = useMemo((): SiteMonitorDetail | undefined => {
     if (!query.data || !devices) return query.data;

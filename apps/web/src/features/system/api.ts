@@ -1,15 +1,14 @@
 /**
- * Menu management calls (spec §7 `menu/menuList`, issue 5 `menu/save|update|delete`; shapes in
- * @ess/contract api/menu.ts). Every function resolves with the answer's `data` or rejects with
+ * Menu management calls (spec §7 `menu/menuList`, ours `menu/save|update|delete`; contract
+ * `menuEndpoints`, shapes in api/menu.ts). Every function resolves with the answer's `data` or rejects with
  * `ApiError` after the client's spec §8 handling (catalogue text of 5037–5040).
  */
-import { ApiPath, type MenuRow, OrgPath } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
+import { type MenuRow, menuEndpoints } from '@ess/contract';
 import { request } from '@/shared/api/client';
 
 /** Every stored menu row (directories, pages, buttons) with both titles, flat. */
 export async function fetchMenuList(): Promise<MenuRow[]> {
-  const data = await request<{ list: MenuRow[] }>(ApiPath.menuList, { userInfo: userInfoEcho() });
+  const data = await request(menuEndpoints.list, {});
   return data.list;
 }
 
@@ -21,13 +20,14 @@ export type MenuForm = Omit<MenuRow, 'id'>;
  * button, or the entry itself or one below it), -100 naming the field.
  */
 export function saveMenu(form: MenuForm, id?: number): Promise<unknown> {
-  const body = { userInfo: userInfoEcho(), ...form };
-  return id === undefined ? request(OrgPath.menuSave, body) : request(OrgPath.menuUpdate, { ...body, id });
+  return id === undefined
+    ? request(menuEndpoints.save, form)
+    : request(menuEndpoints.update, { ...form, id });
 }
 
 /** `menu/delete`. Errors: 5037 not found, 5038 has children, 5039 built-in. */
 export function deleteMenu(id: number): Promise<unknown> {
-  return request(OrgPath.menuDelete, { userInfo: userInfoEcho(), id });
+  return request(menuEndpoints.delete, { id });
 }
 
 /** TanStack Query keys of menu management. */

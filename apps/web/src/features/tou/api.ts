@@ -1,33 +1,26 @@
 /**
- * ToU scheme calls (issue 6; shapes in @ess/contract api/tou.ts, paths `TouPath`). Every function
+ * ToU scheme calls (contract `touEndpoints`, shapes in api/tou.ts). Every function
  * resolves with the answer's `data` or rejects with `ApiError` after the client's spec §8
  * handling (the catalogue text of the code; for the rule codes 3070–3094 the server's msg,
  * which says where the issue is).
  */
 import {
-  RegistryPath,
+  type EndpointResponse,
+  MAX_PAGE_SIZE,
+  type Page,
   type SiteRow,
-  TouPath,
+  siteEndpoints,
   type TouPushRow,
   type TouSchemeDetail,
   type TouSchemeDocument,
   type TouSchemeRow,
+  touEndpoints,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
-
-export interface Page<T> {
-  list: T[];
-  total: number;
-}
-
-/** Largest page the server answers (contract `pageQuery`). */
-export const MAX_PAGE_SIZE = 500;
 
 /** `tou/pageList`: the schemes the caller may see, newest change first (up to 500). */
 export function fetchSchemes(keyword?: string): Promise<Page<TouSchemeRow>> {
-  return request<Page<TouSchemeRow>>(TouPath.pageList, {
-    userInfo: userInfoEcho(),
+  return request(touEndpoints.pageList, {
     pageNum: 1,
     pageSize: MAX_PAGE_SIZE,
     ...(keyword ? { keyword } : {}),
@@ -36,7 +29,7 @@ export function fetchSchemes(keyword?: string): Promise<Page<TouSchemeRow>> {
 
 /** `tou/detail`: the scheme with its document, version and assigned sites. Errors: 3090. */
 export function fetchScheme(id: number): Promise<TouSchemeDetail> {
-  return request<TouSchemeDetail>(TouPath.detail, { userInfo: userInfoEcho(), id });
+  return request(touEndpoints.detail, { id });
 }
 
 /**
@@ -46,8 +39,8 @@ export function fetchScheme(id: number): Promise<TouSchemeDetail> {
 export function createScheme(
   name: string,
   document: TouSchemeDocument,
-): Promise<{ id: number; version?: number }> {
-  return request(TouPath.save, { userInfo: userInfoEcho(), name, document }, { errorText: 'server' });
+): Promise<EndpointResponse<typeof touEndpoints.save>> {
+  return request(touEndpoints.save, { name, document }, { errorText: 'server' });
 }
 
 /**
@@ -59,38 +52,33 @@ export function updateScheme(
   version: number,
   name: string,
   document: TouSchemeDocument,
-): Promise<{ version: number }> {
-  return request(
-    TouPath.update,
-    { userInfo: userInfoEcho(), id, version, name, document },
-    { errorText: 'server' },
-  );
+): Promise<EndpointResponse<typeof touEndpoints.update>> {
+  return request(touEndpoints.update, { id, version, name, document }, { errorText: 'server' });
 }
 
 /** `tou/delete`. Errors: 3090, 3092 still assigned to sites. */
 export function deleteScheme(id: number): Promise<unknown> {
-  return request(TouPath.delete, { userInfo: userInfoEcho(), id });
+  return request(touEndpoints.delete, { id });
 }
 
 /** `tou/assign`: the scheme's sites become exactly `siteIds` (and it is sent to them). */
 export function assignSites(id: number, siteIds: number[]): Promise<unknown> {
-  return request(TouPath.assign, { userInfo: userInfoEcho(), id, siteIds });
+  return request(touEndpoints.assign, { id, siteIds });
 }
 
 /** `tou/pushStatus`: delivery of the scheme to each assigned site's EMS. */
 export function fetchPushStatus(id: number): Promise<{ list: TouPushRow[] }> {
-  return request<{ list: TouPushRow[] }>(TouPath.pushStatus, { userInfo: userInfoEcho(), id });
+  return request(touEndpoints.pushStatus, { id });
 }
 
 /** `tou/push`: send the site's scheme now. Errors: 3060, 3033, 3034, 3035. */
 export function pushSite(siteId: number): Promise<unknown> {
-  return request(TouPath.push, { userInfo: userInfoEcho(), siteId });
+  return request(touEndpoints.push, { siteId });
 }
 
 /** `site/pageList`: every site the caller sees (for assigning), up to 500. */
 export function fetchAllSites(): Promise<Page<SiteRow>> {
-  return request<Page<SiteRow>>(RegistryPath.sitePageList, {
-    userInfo: userInfoEcho(),
+  return request(siteEndpoints.pageList, {
     pageNum: 1,
     pageSize: MAX_PAGE_SIZE,
   });

@@ -1,5 +1,5 @@
 /**
- * Pure editing helpers of the ToU screens (issue 6): new plans and schemes, the 24-hour
+ * Pure editing helpers of the ToU screens: new plans and schemes, the 24-hour
  * timeline's period operations (split, delete, move a boundary, snapped to 15 minutes), the
  * "standard" arbitrage strategy, and the index of rule issues by field path.
  *

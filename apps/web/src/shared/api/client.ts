@@ -5,6 +5,8 @@
  *   (index.html sets `<base href="/">`, so './api-bms/…' resolves from the site root on any route.)
  * - Headers: `X-Token` with the access token unless the call skips auth; `Accept-Language`
  *   'zh-CN' or 'en-US' per the UI language, so the server's `msg` and menu titles match.
+ * - Calls name their endpoint from the contract's table (`request(touEndpoints.save, body)`):
+ *   body and answer types are inferred from it; every signed-in call sends the user echo.
  * - Answers are `{code, msg, data}`; {@link request} resolves with `data` when `code` is 0 and
  *   rejects with {@link ApiError} otherwise, after the spec §8 handling:
  *   - 50014 (access token expired): one `user/refreshToken` shared by all calls failing at the
@@ -15,17 +17,21 @@
  *     and reloads), never one per failed call.
  *   - other codes: error message for 5 s, text per `errorText` (see {@link RequestOptions}).
  *   - network / HTTP errors: their message.
+ * - An endpoint that answers a file (`file` set: the xlsx export) goes through
+ *   {@link requestFile} instead, which streams it with progress.
  */
 import {
   type ApiEnvelope,
-  ApiPath,
   CLEAR_SESSION_CODES,
+  type Endpoint,
+  type EndpointRequest,
+  type EndpointResponse,
   ErrorCode,
   isKnownCode,
   RELOGIN_CONFIRM_CODES,
-  type RefreshTokenResponse,
   SUCCESS,
   TOKEN_HEADER,
+  userEndpoints,
 } from '@ess/contract';
 import axios, { type AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { EXPIRED_RELOAD_DELAY_MS, REQUEST_TIMEOUT_MS } from '../config';
@@ -95,8 +101,8 @@ let refreshing: Promise<void> | null = null;
 async function doRefresh(): Promise<void> {
   const { userId, refreshToken } = getCredentials();
   if (!userId || !refreshToken) throw new ApiError(ErrorCode.ACCESS_TOKEN_EXPIRED, '');
-  const res = await client.post<ApiEnvelope<RefreshTokenResponse>>(
-    ApiPath.refreshToken,
+  const res = await client.post<ApiEnvelope<EndpointResponse<typeof userEndpoints.refreshToken>>>(
+    userEndpoints.refreshToken.path,
     { userId, terminalId: terminalId(), refreshToken },
     { skipAuth: true, essRefresh: true },
   );
@@ -226,11 +232,128 @@ async function onError(error: AxiosError): Promise<never> {
 
 client.interceptors.response.use(onAnswer, onError);
 
+/** The small user echo sent along with every signed-in call (spec §7 "userInfo"; ignored by the server). */
+export function userInfoEcho(): { userId: number | null; companyId: number | null } {
+  const { userId, companyId } = getCredentials();
+  return { userId, companyId };
+}
+
+/** `body` with the user echo, unless the call is a sign-in call or names its own echo. */
+function withEcho(body: object, options: RequestOptions): object {
+  if (options.skipAuth || 'userInfo' in body) return body;
+  return { userInfo: userInfoEcho(), ...body };
+}
+
 /**
- * POST `body` to `path` (an `ApiPath`) and resolve with the answer's `data`.
- * @throws ApiError for a non-zero code (after the spec §8 handling), AxiosError for network errors.
+ * POST `body` to `endpoint` (an entry of the contract's endpoint table, e.g.
+ * `touEndpoints.save`) and resolve with the answer's `data`, typed from the endpoint:
+ * the body is `EndpointRequest<E>` (what the request schema accepts), the answer
+ * `EndpointResponse<E>`. The user echo is added to every call except `skipAuth` ones.
+ * @throws ApiError for a non-zero code (after the spec §8 handling), AxiosError for network
+ * errors, TypeError for an endpoint that answers a file (use {@link requestFile}).
  */
-export async function request<T>(path: string, body: object = {}, options: RequestOptions = {}): Promise<T> {
-  const res = await client.post<ApiEnvelope<T>>(path, body, options);
+export async function request<E extends Endpoint>(
+  endpoint: E,
+  body: EndpointRequest<E>,
+  options: RequestOptions = {},
+): Promise<EndpointResponse<E>> {
+  if (endpoint.file) throw new TypeError(`${endpoint.path} answers a file: use requestFile`);
+  const res = await client.post<ApiEnvelope<EndpointResponse<E>>>(
+    endpoint.path,
+    withEcho(body as object, options),
+    options,
+  );
   return res.data.data;
+}
+
+/** A file answered by an endpoint with `file` set. */
+export interface FileAnswer {
+  /** From `Content-Disposition` (RFC 5987 `filename*` first), null when it names none. */
+  fileName: string | null;
+  blob: Blob;
+  /** The answer's headers (e.g. the export's `X-Export-Rows`). */
+  headers: Headers;
+}
+
+export interface FileOptions {
+  signal?: AbortSignal;
+  /** Called when the answer starts (0 bytes) and after every chunk, with the bytes so far. */
+  onProgress?: (bytes: number, headers: Headers) => void;
+}
+
+/** The file name of a `Content-Disposition` (RFC 5987 `filename*` first, then `filename`). */
+export function fileNameOf(disposition: string | null): string | null {
+  if (!disposition) return null;
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  if (star?.[1]) {
+    try {
+      return decodeURIComponent(star[1].trim());
+    } catch {
+      // fall through to the plain name
+    }
+  }
+  const plain = /filename\s*=\s*"([^"]*)"/i.exec(disposition) ?? /filename\s*=\s*([^;]+)/i.exec(disposition);
+  return plain?.[1]?.trim() || null;
+}
+
+function postFile(path: string, body: object, token: string | null, signal?: AbortSignal): Promise<Response> {
+  return fetch(`./${path.replace(/^\//, '')}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'Accept-Language': localeOf(currentLang()),
+      ...(token ? { [TOKEN_HEADER]: token } : {}),
+    },
+    body: JSON.stringify(withEcho(body, {})),
+    signal,
+  });
+}
+
+/**
+ * POST `body` to an endpoint whose success is a file (`endpoint.file`, e.g. the xlsx export)
+ * and resolve with the file once its last byte arrived. The body is read chunk by chunk through
+ * `fetch` for the progress (the size is unknown until the end). A refusal is the usual JSON
+ * envelope: an expired access token (50014) is refreshed once through the shared refresh and
+ * the call repeated; any other code rejects with ApiError and shows nothing (the caller shows
+ * it, e.g. with {@link failureText}).
+ * @throws ApiError for a refusal; DOMException 'AbortError' when `signal` aborts; TypeError for
+ * an endpoint without `file`, a network failure or a cut stream.
+ */
+export async function requestFile<E extends Endpoint>(
+  endpoint: E,
+  body: EndpointRequest<E>,
+  { signal, onProgress }: FileOptions = {},
+): Promise<FileAnswer> {
+  const file = endpoint.file;
+  if (!file) throw new TypeError(`${endpoint.path} answers an envelope: use request`);
+  let token = getCredentials().token;
+  let response = await postFile(endpoint.path, body as object, token, signal);
+  for (let retried = false; ; retried = true) {
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.includes('application/json')) break;
+    const envelope = (await response.json()) as { code: number; msg: string };
+    if (envelope.code === ErrorCode.ACCESS_TOKEN_EXPIRED && !retried) {
+      token = await refreshExpiredToken(token);
+      response = await postFile(endpoint.path, body as object, token, signal);
+      continue;
+    }
+    throw new ApiError(envelope.code, envelope.msg);
+  }
+  if (!response.ok || !response.body) throw new TypeError(`HTTP ${response.status}`);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  onProgress?.(bytes, response.headers);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    bytes += value.length;
+    onProgress?.(bytes, response.headers);
+  }
+  return {
+    fileName: fileNameOf(response.headers.get('content-disposition')),
+    blob: new Blob(chunks as BlobPart[], { type: response.headers.get('content-type') || file.mime }),
+    headers: response.headers,
+  };
 }

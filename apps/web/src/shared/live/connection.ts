@@ -48,8 +48,11 @@ export interface SocketLike {
 
 const OPEN = 1;
 
-/** Messages of a channel: `fleet` snapshots, `device:<id>` readings. */
-export type ChannelMessage = Extract<LiveServerMessage, { type: 'fleet' } | { type: 'device' }>;
+/** Messages of a channel: `fleet` snapshots, `device:<id>` readings, `delivery:<kind>` changes. */
+export type ChannelMessage = Extract<
+  LiveServerMessage,
+  { type: 'fleet' } | { type: 'device' } | { type: 'delivery' }
+>;
 
 export interface LiveDeps {
   /** Opens a socket to the live endpoint. */
@@ -70,6 +73,7 @@ type StatusListener = (status: LiveStatus) => void;
 export function channelOf(message: LiveServerMessage): string | undefined {
   if (message.type === 'fleet') return 'fleet';
   if (message.type === 'device') return `device:${message.deviceId}`;
+  if (message.type === 'delivery') return `delivery:${message.kind}`;
   return undefined;
 }
 

@@ -3,8 +3,13 @@
  * (overview, sites, alarms) and the connection status; `useLiveChannel('device:12')` → the
  * latest readings of device 12. Monitoring screens reuse it.
  */
-import { LIVE_PATH, type LiveDeviceMessage, type LiveFleetMessage } from '@ess/contract';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import {
+  LIVE_PATH,
+  type LiveDeliveryMessage,
+  type LiveDeviceMessage,
+  type LiveFleetMessage,
+} from '@ess/contract';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { refreshExpiredToken } from '../api/client';
 import { getCredentials } from '../storage/session';
 import { type ChannelMessage, LiveConnection, type LiveStatus, type SocketLike } from './connection';
@@ -39,7 +44,9 @@ type ChannelData<C extends string> = C extends 'fleet'
   ? LiveFleetMessage
   : C extends `device:${number}`
     ? LiveDeviceMessage
-    : ChannelMessage;
+    : C extends `delivery:${string}`
+      ? LiveDeliveryMessage
+      : ChannelMessage;
 
 /**
  * Listen to `channel` while mounted (null: listen to nothing). Returns the latest message of
@@ -61,4 +68,26 @@ export function useLiveChannel<C extends string>(
     return liveConnection.listen(channel, setData);
   }, [channel]);
   return { data: data as ChannelData<C> | undefined, status };
+}
+
+/**
+ * Calls `onMessage` with every message of `channel` while mounted (null: nothing), for channels
+ * of changes such as `delivery:tou` where each message counts, not only the latest. The server
+ * sends no snapshot on such a subscribe: read the data over HTTP and apply the changes that
+ * follow (and read again when the connection comes back: the answer's status turns 'live').
+ */
+export function useLiveMessages<C extends string>(
+  channel: C | null,
+  onMessage: (message: ChannelData<C>) => void,
+): LiveStatus {
+  const handler = useRef(onMessage);
+  useEffect(() => {
+    handler.current = onMessage;
+  });
+  const status = useLiveStatus();
+  useEffect(() => {
+    if (!channel) return;
+    return liveConnection.listen(channel, (message) => handler.current(message as ChannelData<C>));
+  }, [channel]);
+  return status;
 }

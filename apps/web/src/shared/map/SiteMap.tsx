@@ -1,220 +1,411 @@
 /**
- * The offline site map: the bundled province-level map of China (registerChinaMap) as an
- * ECharts `geo` component, sites as scatter points coloured by status (online green, offline
- * grey, alarm red), a tooltip with the site's name, status and the caller's detail lines, and a
- * click that selects a site. The selected site gets a ripple. Zoom and pan with wheel/drag.
- * Only `echarts/core` with Geo, Scatter, EffectScatter, Tooltip, Legend and the canvas renderer
- * is bundled. Loaded lazily through `SiteMap` in ./index.ts.
+ * The offline site map: the bundled province-level map of China (outline.ts: SVG paths built at
+ * build time from data/china.json) drawn on a canvas, sites as points coloured by status (online
+ * green, offline grey, alarm red), a legend that hides and shows a status, a tooltip with the
+ * site's name, status and the caller's detail lines, and a click (or tap) that selects a site.
+ * The selected site gets a ripple. Zoom with the wheel or a pinch, pan by dragging; zoom and pan
+ * survive live updates. At zoom 1 the map fills its box, as the ECharts map it replaces did.
+ * No chart library: loaded lazily through `SiteMap` in ./index.ts.
  *
  * The container carries `data-ready` ("true" once the map is drawn) and `data-points` (the number
  * of sites drawn) for tests and assistive summaries.
  */
-import {
-  EffectScatterChart,
-  type EffectScatterSeriesOption,
-  ScatterChart,
-  type ScatterSeriesOption,
-} from 'echarts/charts';
-import {
-  GeoComponent,
-  type GeoComponentOption,
-  LegendComponent,
-  type LegendComponentOption,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, init, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef, useState } from 'react';
-import { CHINA_MAP, registerChinaMap } from './registerChinaMap';
+
+import outline from 'virtual:ess/china-outline';
+import { type PointerEvent as ReactPointerEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { project } from './outline';
 import { SITE_STATUS_COLORS, type SiteMapPoint, type SiteMapProps, type SiteMapStatus } from './types';
-
-use([GeoComponent, ScatterChart, EffectScatterChart, TooltipComponent, LegendComponent, CanvasRenderer]);
-
-type Option = ComposeOption<
-  | GeoComponentOption
-  | ScatterSeriesOption
-  | EffectScatterSeriesOption
-  | TooltipComponentOption
-  | LegendComponentOption
->;
+import './site-map.css';
 
 const STATUSES: SiteMapStatus[] = ['online', 'alarm', 'offline'];
 
 const THEMES = {
-  light: {
-    area: '#eef3fb',
-    areaHover: '#dbe7fb',
-    border: '#a9bdd8',
-    legend: '#595959',
-  },
-  dark: {
-    area: '#0d2a4d',
-    areaHover: '#14406f',
-    border: '#2f7bd1',
-    legend: '#c9d6ea',
-  },
+  light: { area: '#eef3fb', areaHover: '#dbe7fb', border: '#a9bdd8' },
+  dark: { area: '#0d2a4d', areaHover: '#14406f', border: '#2f7bd1' },
 } as const;
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Room around the country inside the box (the legend sits in the bottom margin). */
+const PAD = { top: 8, right: 8, bottom: 36, left: 8 };
+const ZOOM_MIN = 0.8;
+const ZOOM_MAX = 12;
+/** Point radius by status (px), and the factor of the point under the pointer. */
+const RADIUS = (status: SiteMapStatus) => (status === 'alarm' ? 6.5 : 5.5);
+const HOVER_SCALE = 1.6;
+const SELECTED_RADIUS = 8;
+/** A press that moves less than this (px) is a click, not a pan. */
+const CLICK_SLOP = 4;
+
+let regionPaths: Path2D[] | null = null;
+function paths(): Path2D[] {
+  regionPaths ??= outline.regions.map((r) => new Path2D(r.d));
+  return regionPaths;
 }
 
-interface PointDatum {
-  id: number;
-  name: string;
-  value: [number, number];
-  status: SiteMapStatus;
-  details: string[];
+const placed = (s: SiteMapPoint) => Number.isFinite(s.longitude) && Number.isFinite(s.latitude);
+
+/** Zoom factor and the map point (projected units) at the centre of the box. */
+interface View {
+  k: number;
+  cx: number;
+  cy: number;
 }
 
-function toDatum(site: SiteMapPoint): PointDatum {
-  return {
-    id: site.id,
-    name: site.name,
-    value: [site.longitude, site.latitude],
-    status: site.status,
-    details: site.details ?? [],
-  };
+const [MIN_X, MIN_Y, MAX_X, MAX_Y] = outline.bbox;
+const HOME: View = { k: 1, cx: (MIN_X + MAX_X) / 2, cy: (MIN_Y + MAX_Y) / 2 };
+
+/**
+ * Screen transform of `view` in a box of `w`×`h` CSS px: screen = origin + unit × scale. At zoom 1
+ * the country fills the box (as the ECharts geo component with top/right/bottom/left did).
+ */
+function transformOf(view: View, w: number, h: number) {
+  const boxW = Math.max(1, w - PAD.left - PAD.right);
+  const boxH = Math.max(1, h - PAD.top - PAD.bottom);
+  const sx = (boxW / (MAX_X - MIN_X)) * view.k;
+  const sy = (boxH / (MAX_Y - MIN_Y)) * view.k;
+  const midX = PAD.left + boxW / 2;
+  const midY = PAD.top + boxH / 2;
+  return { sx, sy, ox: midX - view.cx * sx, oy: midY - view.cy * sy, midX, midY };
 }
 
-function buildOption(props: SiteMapProps): Option {
-  const theme = THEMES[props.theme ?? 'light'];
-  const sites = props.sites.filter((s) => Number.isFinite(s.longitude) && Number.isFinite(s.latitude));
-  const selected = sites.find((s) => s.id === props.selectedId);
-  const series: Option['series'] = STATUSES.map(
-    (status): ScatterSeriesOption => ({
-      type: 'scatter',
-      coordinateSystem: 'geo',
-      name: props.statusLabels[status],
-      data: sites.filter((s) => s.status === status).map(toDatum),
-      symbolSize: status === 'alarm' ? 13 : 11,
-      itemStyle: { color: SITE_STATUS_COLORS[status], borderColor: '#fff', borderWidth: 1 },
-      emphasis: { scale: 1.6 },
-      cursor: props.onSelect ? 'pointer' : 'default',
-      z: status === 'alarm' ? 4 : 3,
-    }),
-  );
-  if (selected) {
-    series.push({
-      type: 'effectScatter',
-      coordinateSystem: 'geo',
-      name: '__selected',
-      data: [toDatum(selected)],
-      symbolSize: 16,
-      rippleEffect: { brushType: 'stroke', scale: 3 },
-      itemStyle: { color: SITE_STATUS_COLORS[selected.status] },
-      z: 5,
-    });
-  }
-  return {
-    animation: false,
-    legend: {
-      bottom: 4,
-      left: 8,
-      orient: 'horizontal',
-      data: STATUSES.map((s) => props.statusLabels[s]),
-      textStyle: { color: theme.legend },
-      itemWidth: 10,
-      itemHeight: 10,
-    },
-    tooltip: {
-      trigger: 'item',
-      confine: true,
-      formatter: (params) => {
-        const p = params as { data?: PointDatum; componentType?: string };
-        const d = p.data;
-        if (!d || !Array.isArray(d.value)) return '';
-        const dot = `<span style="display:inline-block;width:8px;height:8px;border-radius:50%;margin-right:6px;background:${SITE_STATUS_COLORS[d.status]}"></span>`;
-        return [
-          `<b>${escapeHtml(d.name)}</b>`,
-          `${dot}${escapeHtml(props.statusLabels[d.status])}`,
-          ...d.details.map(escapeHtml),
-        ].join('<br/>');
-      },
-    },
-    geo: {
-      map: CHINA_MAP,
-      roam: true,
-      scaleLimit: { min: 0.8, max: 12 },
-      // Fit the whole country into the box, leaving room for the legend below.
-      top: 8,
-      bottom: 36,
-      left: 8,
-      right: 8,
-      label: { show: false },
-      silent: false,
-      tooltip: { show: false },
-      itemStyle: { areaColor: theme.area, borderColor: theme.border, borderWidth: 0.8 },
-      emphasis: { label: { show: false }, itemStyle: { areaColor: theme.areaHover } },
-      select: { disabled: true },
-    },
-    series,
-  };
+interface Marker {
+  site: SiteMapPoint;
+  x: number;
+  y: number;
+}
+
+interface Tip {
+  site: SiteMapPoint;
+  x: number;
+  y: number;
 }
 
 /** The map; redraws when its props change and follows its container's size. */
 export default function SiteMap(props: SiteMapProps) {
-  const ref = useRef<HTMLDivElement>(null);
-  const chartRef = useRef<ReturnType<typeof init> | null>(null);
-  const onSelectRef = useRef(props.onSelect);
-  onSelectRef.current = props.onSelect;
-  const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const { sites, statusLabels, selectedId, onSelect, theme = 'light' } = props;
+  const wrapRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const tipRef = useRef<HTMLDivElement>(null);
+  const viewRef = useRef<View>(HOME);
+  const markersRef = useRef<Marker[]>([]);
+  const hoverRegionRef = useRef(-1);
+  const frameRef = useRef(0);
+  /** The region paths in CSS px as last drawn (for hover tests). */
+  const screenPathsRef = useRef<Path2D[]>([]);
+  const [size, setSize] = useState({ w: 0, h: 0 });
+  const [hidden, setHidden] = useState<ReadonlySet<SiteMapStatus>>(() => new Set());
+  const [tip, setTip] = useState<Tip | null>(null);
+  const [ready, setReady] = useState<'loading' | 'ready' | 'failed'>('loading');
+  const [tick, setTick] = useState(0);
+  const redraw = () => setTick((n) => n + 1);
 
-  useEffect(() => {
-    let cancelled = false;
-    registerChinaMap().then(
-      () => !cancelled && setState('ready'),
-      () => !cancelled && setState('failed'),
-    );
-    return () => {
-      cancelled = true;
-    };
+  const drawn = sites.filter(placed);
+  const visible = drawn.filter((s) => !hidden.has(s.status));
+  const hoverId = tip?.site.id;
+
+  useLayoutEffect(() => {
+    const el = wrapRef.current;
+    if (!el) return;
+    const measure = () => setSize({ w: el.clientWidth, h: el.clientHeight });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
   }, []);
 
+  // One draw per render that changed something; markers are kept for hit tests.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `tick` asks for a redraw (zoom, pan, hover)
   useEffect(() => {
-    const el = ref.current;
-    if (state !== 'ready' || !el) return;
-    const chart = init(el, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    chart.on('click', (params) => {
-      const data = params.data as PointDatum | undefined;
-      if (params.componentType === 'series' && data && typeof data.id === 'number') {
-        onSelectRef.current?.(data.id);
-      }
+    const canvas = canvasRef.current;
+    const { w, h } = size;
+    if (!canvas || w === 0 || h === 0) return;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) {
+      setReady('failed');
+      return;
+    }
+    const dpr = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+    }
+    const colors = THEMES[theme];
+    const { sx, sy, ox, oy } = transformOf(viewRef.current, w, h);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.lineJoin = 'round';
+    ctx.lineWidth = 0.8;
+    ctx.strokeStyle = colors.border;
+    const matrix = new DOMMatrix([sx, 0, 0, sy, ox, oy]);
+    screenPathsRef.current = paths().map((path, i) => {
+      const onScreen = new Path2D();
+      onScreen.addPath(path, matrix);
+      ctx.fillStyle = i === hoverRegionRef.current ? colors.areaHover : colors.area;
+      ctx.fill(onScreen);
+      ctx.stroke(onScreen);
+      return onScreen;
     });
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(el);
-    return () => {
-      observer.disconnect();
-      chart.dispose();
-      chartRef.current = null;
-    };
-  }, [state]);
 
+    const markers: Marker[] = visible.map((site) => {
+      const [ux, uy] = project(site.longitude, site.latitude);
+      return { site, x: ox + ux * sx, y: oy + uy * sy };
+    });
+    // Alarms over online over offline, the hovered point on top.
+    const order = (m: Marker) => (m.site.id === hoverId ? 3 : m.site.status === 'alarm' ? 2 : 1);
+    for (const m of [...markers].sort((a, b) => order(a) - order(b))) {
+      const r =
+        m.site.id === selectedId
+          ? SELECTED_RADIUS
+          : RADIUS(m.site.status) * (m.site.id === hoverId ? HOVER_SCALE : 1);
+      ctx.beginPath();
+      ctx.arc(m.x, m.y, r, 0, Math.PI * 2);
+      ctx.fillStyle = SITE_STATUS_COLORS[m.site.status];
+      ctx.fill();
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = '#fff';
+      ctx.stroke();
+    }
+    markersRef.current = markers;
+    setReady('ready');
+  }, [size, theme, sites, hidden, selectedId, hoverId, tick]);
+
+  useEffect(() => () => cancelAnimationFrame(frameRef.current), []);
+
+  /** Pointer position in the wrapper's own CSS px (the big screens scale their stage). */
+  const local = (e: { clientX: number; clientY: number }) => {
+    const el = wrapRef.current!;
+    const rect = el.getBoundingClientRect();
+    const fx = el.clientWidth / (rect.width || 1);
+    const fy = el.clientHeight / (rect.height || 1);
+    return { x: (e.clientX - rect.left) * fx, y: (e.clientY - rect.top) * fy };
+  };
+
+  const markerAt = (x: number, y: number): Marker | undefined => {
+    let best: Marker | undefined;
+    let bestD = Infinity;
+    for (const m of markersRef.current) {
+      const d = Math.hypot(m.x - x, m.y - y);
+      if (d <= RADIUS(m.site.status) + 3 && d < bestD) {
+        best = m;
+        bestD = d;
+      }
+    }
+    return best;
+  };
+
+  const regionAt = (x: number, y: number): number => {
+    const ctx = canvasRef.current?.getContext('2d');
+    if (!ctx) return -1;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const found = screenPathsRef.current.findIndex((p) => ctx.isPointInPath(p, x * dpr, y * dpr));
+    ctx.restore();
+    return found;
+  };
+
+  /** Zooms by `factor` keeping the map point under (x, y) where it is. */
+  const zoomAt = (x: number, y: number, factor: number) => {
+    const view = viewRef.current;
+    const k = Math.min(ZOOM_MAX, Math.max(ZOOM_MIN, view.k * factor));
+    if (k === view.k) return;
+    const t = transformOf(view, size.w, size.h);
+    const ux = (x - t.ox) / t.sx;
+    const uy = (y - t.oy) / t.sy;
+    const sx = (t.sx / view.k) * k;
+    const sy = (t.sy / view.k) * k;
+    viewRef.current = { k, cx: (t.midX - (x - ux * sx)) / sx, cy: (t.midY - (y - uy * sy)) / sy };
+    schedule();
+  };
+
+  const panBy = (dx: number, dy: number) => {
+    const view = viewRef.current;
+    const { sx, sy } = transformOf(view, size.w, size.h);
+    viewRef.current = { ...view, cx: view.cx - dx / sx, cy: view.cy - dy / sy };
+    schedule();
+  };
+
+  const schedule = () => {
+    cancelAnimationFrame(frameRef.current);
+    frameRef.current = requestAnimationFrame(redraw);
+  };
+
+  // Wheel zoom needs a non-passive listener to keep the page from scrolling.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: handlers read refs and the current size
   useEffect(() => {
-    if (state !== 'ready') return;
-    // Merge (not replace) so the user's zoom and pan on the geo component survive live updates.
-    chartRef.current?.setOption(buildOption(props), { replaceMerge: ['series'] });
-  });
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const onWheel = (e: WheelEvent) => {
+      e.preventDefault();
+      const p = local(e);
+      zoomAt(p.x, p.y, e.deltaY < 0 ? 1.2 : 1 / 1.2);
+      setTip(null);
+    };
+    canvas.addEventListener('wheel', onWheel, { passive: false });
+    return () => canvas.removeEventListener('wheel', onWheel);
+  }, [size]);
 
-  const drawn = props.sites.filter((s) => Number.isFinite(s.longitude) && Number.isFinite(s.latitude)).length;
+  const pointers = useRef(new Map<number, { x: number; y: number }>());
+  const press = useRef<{ x: number; y: number; moved: boolean } | null>(null);
+
+  const onPointerDown = (e: ReactPointerEvent<HTMLCanvasElement>) => {
+    const p = local(e);
+    pointers.current.set(e.pointerId, p);
+    e.currentTarget.setPointerCapture(e.pointerId);
+    press.current = pointers.current.size === 1 ? { ...p, moved: false } : null;
+  };
+
+  const onPointerMove = (e: ReactPointerEvent<HTMLCanvasElement>) => {
+    const p = local(e);
+    const prev = pointers.current.get(e.pointerId);
+    if (prev) {
+      if (pointers.current.size === 2) {
+        const other = [...pointers.current.entries()].find(([id]) => id !== e.pointerId)?.[1];
+        if (other) {
+          const before = Math.hypot(prev.x - other.x, prev.y - other.y);
+          const after = Math.hypot(p.x - other.x, p.y - other.y);
+          if (before > 0) zoomAt((p.x + other.x) / 2, (p.y + other.y) / 2, after / before);
+        }
+      } else {
+        if (press.current && Math.hypot(p.x - press.current.x, p.y - press.current.y) > CLICK_SLOP) {
+          press.current.moved = true;
+        }
+        if (!press.current || press.current.moved) panBy(p.x - prev.x, p.y - prev.y);
+      }
+      pointers.current.set(e.pointerId, p);
+      setTip(null);
+      return;
+    }
+    if (e.pointerType !== 'mouse') return;
+    const m = markerAt(p.x, p.y);
+    e.currentTarget.style.cursor = m && onSelect ? 'pointer' : 'default';
+    setTip((cur) => (m ? { site: m.site, x: p.x, y: p.y } : cur ? null : cur));
+    const region = m ? -1 : regionAt(p.x, p.y);
+    if (region !== hoverRegionRef.current) {
+      hoverRegionRef.current = region;
+      schedule();
+    }
+  };
+
+  const onPointerUp = (e: ReactPointerEvent<HTMLCanvasElement>) => {
+    const p = local(e);
+    pointers.current.delete(e.pointerId);
+    const click = press.current && !press.current.moved;
+    press.current = null;
+    if (!click) return;
+    const m = markerAt(p.x, p.y);
+    if (!m) {
+      setTip(null);
+      return;
+    }
+    if (e.pointerType !== 'mouse') setTip({ site: m.site, x: p.x, y: p.y });
+    onSelect?.(m.site.id);
+  };
+
+  const onPointerLeave = () => {
+    if (pointers.current.size > 0) return;
+    setTip(null);
+    if (hoverRegionRef.current !== -1) {
+      hoverRegionRef.current = -1;
+      schedule();
+    }
+  };
+
+  // Keep the tooltip inside the map, beside the pointer.
+  useLayoutEffect(() => {
+    const el = tipRef.current;
+    if (!el || !tip) return;
+    const gap = 14;
+    let x = tip.x + gap;
+    let y = tip.y + gap;
+    if (x + el.offsetWidth > size.w) x = Math.max(0, tip.x - gap - el.offsetWidth);
+    if (y + el.offsetHeight > size.h) y = Math.max(0, tip.y - gap - el.offsetHeight);
+    el.style.transform = `translate(${x}px, ${y}px)`;
+  }, [tip, size]);
+
+  const selected = visible.find((s) => s.id === selectedId);
+  const selectedAt = selected
+    ? (() => {
+        const { sx, sy, ox, oy } = transformOf(viewRef.current, size.w, size.h);
+        const [ux, uy] = project(selected.longitude, selected.latitude);
+        return { x: ox + ux * sx, y: oy + uy * sy };
+      })()
+    : null;
+
   return (
     <div
-      className={props.className}
-      role="img"
-      aria-label={props.ariaLabel}
-      data-ready={state === 'ready' ? 'true' : 'false'}
-      data-points={drawn}
-      style={{ position: 'relative', width: '100%', height: props.height ?? 420 }}
+      ref={wrapRef}
+      className={['site-map-view', `site-map-view--${theme}`, props.className].filter(Boolean).join(' ')}
+      data-ready={ready === 'ready' ? 'true' : 'false'}
+      data-points={drawn.length}
+      style={{ height: props.height ?? 420 }}
     >
-      <div ref={ref} style={{ position: 'absolute', inset: 0 }} />
-      {state === 'failed' && (
+      <canvas
+        ref={canvasRef}
+        className="site-map-view__canvas"
+        role="img"
+        aria-label={props.ariaLabel}
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={onPointerUp}
+        onPointerCancel={onPointerUp}
+        onPointerLeave={onPointerLeave}
+      />
+      {selected && selectedAt && (
+        <span
+          className="site-map-view__ripple"
+          style={{
+            left: selectedAt.x,
+            top: selectedAt.y,
+            color: SITE_STATUS_COLORS[selected.status],
+          }}
+        />
+      )}
+      <div className="site-map-view__legend">
+        {STATUSES.map((status) => (
+          <button
+            key={status}
+            type="button"
+            className="site-map-view__legend-item"
+            aria-pressed={!hidden.has(status)}
+            onClick={() =>
+              setHidden((cur) => {
+                const next = new Set(cur);
+                if (!next.delete(status)) next.add(status);
+                return next;
+              })
+            }
+          >
+            <span
+              className="site-map-view__dot"
+              style={{ background: hidden.has(status) ? undefined : SITE_STATUS_COLORS[status] }}
+            />
+            {statusLabels[status]}
+          </button>
+        ))}
+      </div>
+      {tip && (
         <div
-          style={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', color: '#8c8c8c' }}
+          ref={tipRef}
+          className="site-map-view__tip"
+          role="tooltip"
+          style={{ borderColor: SITE_STATUS_COLORS[tip.site.status] }}
         >
-          {props.loadFailedText ?? 'Map unavailable'}
+          <b>{tip.site.name}</b>
+          <div>
+            <span
+              className="site-map-view__dot"
+              style={{ background: SITE_STATUS_COLORS[tip.site.status] }}
+            />
+            {statusLabels[tip.site.status]}
+          </div>
+          {tip.site.details?.map((line) => (
+            <div key={line}>{line}</div>
+          ))}
         </div>
+      )}
+      {ready === 'failed' && (
+        <div className="site-map-view__failed">{props.loadFailedText ?? 'Map unavailable'}</div>
       )}
     </div>
   );

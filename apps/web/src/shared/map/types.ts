@@ -1,6 +1,6 @@
 /**
  * Types of the offline site map ({@link SiteMap}); kept apart from the component so that
- * importing them never pulls ECharts into a chunk.
+ * importing them never pulls the map's code or outline into a chunk.
  */
 
 /** Status of a site as the map colours it. */

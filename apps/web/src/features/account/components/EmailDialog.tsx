@@ -5,7 +5,7 @@
  * and the dialog closes; on failure the server's msg is shown.
  * Test hooks: `email-dialog`, `email-input`, `email-sub-Y`, `email-sub-N`, `email-submit`.
  */
-import { type EmailSettings, isValidEmail, type SubAlarm } from '@ess/contract';
+import { type EmailSettings, isValidEmail, type SubAlarm, TEXT_LIMITS } from '@ess/contract';
 import { Form, Input, Modal, Radio } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -86,6 +86,7 @@ export function EmailDialog({ settings, onClose }: { settings: EmailSettings | n
             >
               <Input
                 type="email"
+                maxLength={TEXT_LIMITS.email}
                 autoComplete="email"
                 placeholder={t('account.emailPlaceholder')}
                 data-testid="email-input"

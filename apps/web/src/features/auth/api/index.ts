@@ -1,34 +1,28 @@
 /**
- * Sign-in and session calls (spec §7; shapes in @ess/contract api/user.ts, api/menu.ts).
- * Every function resolves with the answer's `data` or rejects with `ApiError` after the
- * client's spec §8 handling.
+ * Sign-in and session calls (spec §7; contract `userEndpoints`, shapes in api/user.ts,
+ * api/menu.ts). Every function resolves with the answer's `data` or rejects with `ApiError`
+ * after the client's spec §8 handling.
  */
 import {
-  ApiPath,
   type LoginResponse,
   type MenuItem,
   normaliseAccount,
   type ServerLanguage,
   type UserInfo,
+  userEndpoints,
 } from '@ess/contract';
 import { request } from '@/shared/api/client';
 import { sha256Hex } from '@/shared/crypto/sha256';
 import { getCredentials } from '@/shared/storage/session';
 import { terminalId } from '@/shared/storage/terminal';
 
-/** The small user echo the spec sends along with calls (spec §7 "userInfo"; ignored by the server). */
-export function userInfoEcho(): { userId: number | null; companyId: number | null } {
-  const { userId, companyId } = getCredentials();
-  return { userId, companyId };
-}
-
 /**
  * `user/login`: account trimmed, password as SHA-256 hex, this browser's terminal id.
  * Errors: 5080 wrong account or password, 5052 disabled, 5082 throttled (msg names the minutes).
  */
 export function login(account: string, password: string): Promise<LoginResponse> {
-  return request<LoginResponse>(
-    ApiPath.login,
+  return request(
+    userEndpoints.login,
     { account: normaliseAccount(account), password: sha256Hex(password), terminalId: terminalId() },
     { skipAuth: true },
   );
@@ -36,8 +30,8 @@ export function login(account: string, password: string): Promise<LoginResponse>
 
 /** `user/getUserInfo` with the login ticket: opens the session in `companyId`. */
 export function openSession(login: LoginResponse, companyId: number): Promise<UserInfo> {
-  return request<UserInfo>(
-    ApiPath.getUserInfo,
+  return request(
+    userEndpoints.getUserInfo,
     { userId: login.userId, companyId, terminalId: terminalId(), loginTicket: login.loginTicket },
     { skipAuth: true },
   );
@@ -48,8 +42,8 @@ export function openSession(login: LoginResponse, companyId: number): Promise<Us
  * Session errors are left to the caller, which resets the token itself.
  */
 export function fetchUserInfo(userId: number, companyId: number): Promise<UserInfo> {
-  return request<UserInfo>(
-    ApiPath.getUserInfo,
+  return request(
+    userEndpoints.getUserInfo,
     { userId, companyId },
     { skipAuthHandling: true, errorText: 'none' },
   );
@@ -57,10 +51,7 @@ export function fetchUserInfo(userId: number, companyId: number): Promise<UserIn
 
 /** `user/getLanguageMenu`: the menu tree with titles in `language` ('zh' is sent as 'cn'). */
 export async function fetchLanguageMenu(language: ServerLanguage): Promise<MenuItem[]> {
-  const data = await request<{ menuList: MenuItem[] }>(ApiPath.getLanguageMenu, {
-    userInfo: userInfoEcho(),
-    language,
-  });
+  const data = await request(userEndpoints.getLanguageMenu, { language });
   return data.menuList;
 }
 
@@ -71,7 +62,7 @@ export async function fetchLanguageMenu(language: ServerLanguage): Promise<MenuI
 export function logoutCall(session?: { userId: number; token: string }): Promise<unknown> {
   const userId = session?.userId ?? getCredentials().userId ?? undefined;
   return request(
-    ApiPath.loginOut,
+    userEndpoints.loginOut,
     { userId, terminalId: terminalId() },
     { skipAuthHandling: true, errorText: 'none', token: session?.token },
   );
@@ -79,10 +70,6 @@ export function logoutCall(session?: { userId: number; token: string }): Promise
 
 /** `user/getPermission`: the caller's permission strings; skips the usual auth handling (spec §6). */
 export async function fetchPermissions(): Promise<string[]> {
-  const data = await request<{ permissions: string[] }>(
-    ApiPath.getPermission,
-    { userInfo: userInfoEcho() },
-    { skipAuthHandling: true },
-  );
+  const data = await request(userEndpoints.getPermission, {}, { skipAuthHandling: true });
   return data.permissions;
 }

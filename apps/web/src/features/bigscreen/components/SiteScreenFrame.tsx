@@ -8,11 +8,13 @@
 import { ErrorCode } from '@ess/contract';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { LanguageSwitch } from '@/features/auth';
 import { catalogueText } from '@/shared/i18n';
 import { BIG_SCREEN_PATHS, HOME_PATH } from '@/shared/routing';
+import { Stage } from '@/shared/screen';
 import { SCREEN_KEYS, type ScreenKey, SITE_PARAM } from '../paths';
 import { type SiteScreen, useSiteScreen } from '../useSiteScreen';
-import { Stage } from './Stage';
+import '../bigscreen.css';
 
 export function SiteScreenFrame({
   screen,
@@ -82,6 +84,7 @@ export function SiteScreenFrame({
       title={t(`bigscreen.title.${screen}`)}
       tabs={tabs}
       controls={picker}
+      language={<LanguageSwitch className="stage__icon" />}
       back={{ to: HOME_PATH, label: t('cockpit.toConsole') }}
       testId={`screen-${screen}`}
     >

@@ -8,11 +8,10 @@
 import type { ScreenDevice } from '@ess/contract';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatNumber } from '@/shared/format';
+import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import CellHeatMap from '../components/CellHeatMap';
 import { OnlineTag, pointText } from '../components/common';
-import ScreenChart from '../components/ScreenChart';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { Figure, Panel } from '../components/Stage';
 import { deviceOf } from '../useSiteScreen';
 
 /** BMS cells are re-read this often (they are not on the live channel). */

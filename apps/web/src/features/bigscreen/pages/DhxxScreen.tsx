@@ -6,10 +6,9 @@
  * Test hooks: `env-temp`, `env-rh`, `env-smoke`, `env-water`, `env-door`, `ac-state`, `ac-supply`.
  */
 import { useTranslation } from 'react-i18next';
+import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import { AlarmList, OnlineTag, pointText } from '../components/common';
-import ScreenChart from '../components/ScreenChart';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { Figure, Panel } from '../components/Stage';
 import { deviceOf } from '../useSiteScreen';
 
 /** Air conditioner `state`: 0 off, 1 cooling, 2 heating, 3 fan. */

@@ -6,10 +6,9 @@
  */
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatNumber } from '@/shared/format';
+import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import { AlarmList, OnlineTag, pointText } from '../components/common';
-import ScreenChart from '../components/ScreenChart';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { Figure, Panel } from '../components/Stage';
 import { deviceOf } from '../useSiteScreen';
 
 /** `state` point of a PCS: 0 standby, 1 charging, 2 discharging, 3 fault. */

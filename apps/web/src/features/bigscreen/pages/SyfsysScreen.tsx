@@ -5,12 +5,12 @@
  * Test hooks: `syf-site`, `syf-devices` (rows `syf-device-<sn>`).
  */
 import { useTranslation } from 'react-i18next';
-import { typeLabel } from '@/features/devices/labels';
+import { typeLabel } from '@/shared/devices';
 import { formatDateTime, formatNumber } from '@/shared/format';
 import { currentLang, localeOf } from '@/shared/i18n';
+import { Figure, Panel } from '@/shared/screen';
 import { OnlineTag } from '../components/common';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { Figure, Panel } from '../components/Stage';
 
 /** A local date in the UI language ('—' for none). */
 function formatDay(ts: number | null): string {

@@ -6,11 +6,10 @@
  */
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '@/shared/format';
+import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import { AlarmList } from '../components/common';
 import { PowerFlow } from '../components/PowerFlow';
-import ScreenChart from '../components/ScreenChart';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { Figure, Panel } from '../components/Stage';
 import { deviceOf } from '../useSiteScreen';
 
 export default function SysScreen() {

@@ -3,7 +3,6 @@
  * Test hook: `dashboard-profile`.
  */
 import { CrownOutlined, UserOutlined } from '@ant-design/icons';
-import { Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { SessionUser } from '@/features/auth';
 
@@ -29,9 +28,10 @@ export function IdentityCard({ user }: { user: SessionUser }) {
             </span>
           )}
           {user.isAdmin && (
-            <Tag color="gold" icon={<CrownOutlined />} className="identity__admin">
+            <span className="identity__admin">
+              <CrownOutlined />
               {t('dashboard.admin')}
-            </Tag>
+            </span>
           )}
         </div>
       </div>

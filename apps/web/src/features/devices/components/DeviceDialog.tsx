@@ -20,17 +20,18 @@ import {
   isValidIpv4,
   type SiteRow,
   SN_PATTERN,
+  TEXT_LIMITS,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Form, Input, InputNumber, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
+import { typeLabel } from '@/shared/devices';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText, validationText } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import { type DeviceForm, type DeviceSecret, fetchGateways, registryKeys, saveDevice } from '../api';
-import { typeLabel } from '../labels';
 
 /** Upper bounds of the server (contract `deviceInput`). */
 const MAX_RATED_POWER_KW = 1_000_000;
@@ -227,7 +228,7 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
             ]}
           >
             <Input
-              maxLength={40}
+              maxLength={TEXT_LIMITS.deviceSn}
               autoComplete="off"
               spellCheck={false}
               placeholder={t('devices.rule.snFormat')}
@@ -235,7 +236,7 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
             />
           </Form.Item>
           <Form.Item<Values> name="model" label={t('devices.field.model')}>
-            <Input maxLength={64} data-testid="device-model" />
+            <Input maxLength={TEXT_LIMITS.deviceModel} data-testid="device-model" />
           </Form.Item>
         </div>
         <Form.Item<Values>
@@ -301,7 +302,7 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
             extra={t('devices.mqttClientIdHint')}
           >
             <Input
-              maxLength={64}
+              maxLength={TEXT_LIMITS.mqttClientId}
               autoComplete="off"
               spellCheck={false}
               placeholder={sn?.trim() || undefined}

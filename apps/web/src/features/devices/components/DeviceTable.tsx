@@ -11,14 +11,15 @@
 import { EditOutlined, KeyOutlined } from '@ant-design/icons';
 import { DEVICE_TYPES, type DeviceRow, type DeviceType } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Popconfirm, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Empty, Select, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TYPE_COLOR, typeLabel } from '@/shared/devices';
 import { showSuccess } from '@/shared/feedback';
 import { formatQuantity, NO_VALUE } from '@/shared/format';
-import { DeleteAction } from '@/shared/ui/DeleteAction';
+import { DataTable } from '@/shared/ui/DataTable';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
+import { deleteAction, RowActions } from '@/shared/ui/RowActions';
 import {
   type DeviceQuery,
   type DeviceSecret,
@@ -27,7 +28,6 @@ import {
   registryKeys,
   resetDeviceSecret,
 } from '../api';
-import { TYPE_COLOR, typeLabel } from '../labels';
 import { OnlineStatus } from './OnlineStatus';
 
 type OnlineFilter = 'all' | 'online' | 'offline';
@@ -213,56 +213,45 @@ export function DeviceTable({
         title: t('devices.field.actions'),
         fixed: 'right',
         render: (_, d) => (
-          <span className="row-actions">
-            {canEdit && (
-              <Tooltip title={t('common.edit')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<EditOutlined />}
-                  aria-label={`${t('common.edit')} ${d.sn}`}
-                  onClick={() => onEdit(d)}
-                  data-testid={`device-edit-${d.id}`}
-                />
-              </Tooltip>
-            )}
-            {canSecret && d.gatewayId === null && (
-              <Popconfirm
-                title={d.hasSecret ? t('devices.secret.reset') : t('devices.secret.issue')}
-                description={
-                  d.hasSecret
+          <RowActions
+            name={d.sn}
+            actions={[
+              {
+                key: 'edit',
+                visible: canEdit,
+                label: t('common.edit'),
+                icon: <EditOutlined />,
+                onClick: () => onEdit(d),
+                testId: `device-edit-${d.id}`,
+              },
+              {
+                key: 'secret',
+                visible: canSecret && d.gatewayId === null,
+                label: t('devices.secret.reset'),
+                tooltip: d.hasSecret ? t('devices.secret.reset') : t('devices.secret.issue'),
+                icon: <KeyOutlined />,
+                testId: `device-secret-${d.id}`,
+                confirm: {
+                  title: d.hasSecret ? t('devices.secret.reset') : t('devices.secret.issue'),
+                  description: d.hasSecret
                     ? t('devices.secret.resetConfirm', { sn: d.sn })
-                    : t('devices.secret.issueConfirm', { sn: d.sn })
-                }
-                okText={t('common.ok')}
-                cancelText={t('common.cancel')}
-                onConfirm={() => reissue.mutateAsync(d).catch(() => undefined)}
-              >
-                <Tooltip title={d.hasSecret ? t('devices.secret.reset') : t('devices.secret.issue')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    icon={<KeyOutlined />}
-                    aria-label={`${t('devices.secret.reset')} ${d.sn}`}
-                    data-testid={`device-secret-${d.id}`}
-                  />
-                </Tooltip>
-              </Popconfirm>
-            )}
-            {canDelete && (
-              <DeleteAction
-                title={t('devices.deleteDevice')}
-                description={
+                    : t('devices.secret.issueConfirm', { sn: d.sn }),
+                  okText: t('common.ok'),
+                  onConfirm: () => reissue.mutateAsync(d).catch(() => undefined),
+                },
+              },
+              deleteAction(t('common.delete'), {
+                visible: canDelete,
+                title: t('devices.deleteDevice'),
+                description:
                   d.gatewayId === null
                     ? t('devices.deleteGatewayConfirm', { sn: d.sn })
-                    : t('devices.deleteDeviceConfirm', { sn: d.sn })
-                }
-                onConfirm={() => remove.mutateAsync(d).catch(() => undefined)}
-                name={d.sn}
-                testId={`device-delete-${d.id}`}
-              />
-            )}
-          </span>
+                    : t('devices.deleteDeviceConfirm', { sn: d.sn }),
+                onConfirm: () => remove.mutateAsync(d).catch(() => undefined),
+                testId: `device-delete-${d.id}`,
+              }),
+            ]}
+          />
         ),
       });
     }
@@ -323,24 +312,18 @@ export function DeviceTable({
         }
       />
       <div data-testid="device-table">
-        <Table<DeviceRow>
-          rowKey="id"
-          size="middle"
+        <DataTable<DeviceRow>
           columns={columns}
-          dataSource={query.data?.list ?? []}
-          loading={query.isLoading}
-          scroll={{ x: 'max-content' }}
-          locale={{
-            emptyText: (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description={filtered ? t('devices.noDeviceMatch') : t('devices.noDevices')}
-              />
-            ),
-          }}
-          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
-            t('devices.total', { count: total }),
-          )}
+          query={query}
+          page={page}
+          setPage={setPage}
+          totalText={(total) => t('devices.total', { count: total })}
+          emptyText={
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={filtered ? t('devices.noDeviceMatch') : t('devices.noDevices')}
+            />
+          }
         />
       </div>
     </div>

@@ -5,8 +5,13 @@
  * Test hooks: `site-dialog`, `site-code`, `site-name`, `site-address`, `site-timezone`,
  * `site-latitude`, `site-longitude`, `site-submit`.
  */
-import type { SiteRow } from '@ess/contract';
-import { DEFAULT_SITE_TIMEZONE, ErrorCode, SITE_CODE_PATTERN } from '@ess/contract';
+import {
+  DEFAULT_SITE_TIMEZONE,
+  ErrorCode,
+  SITE_CODE_PATTERN,
+  type SiteRow,
+  TEXT_LIMITS,
+} from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
@@ -121,7 +126,7 @@ export function SiteDialog({ open, site, onClose }: Props) {
             ]}
           >
             <Input
-              maxLength={32}
+              maxLength={TEXT_LIMITS.siteCode}
               autoComplete="off"
               placeholder={t('devices.rule.codeFormat')}
               data-testid="site-code"
@@ -132,11 +137,11 @@ export function SiteDialog({ open, site, onClose }: Props) {
             label={t('devices.field.siteName')}
             rules={[{ required: true, whitespace: true, message: t('devices.rule.nameRequired') }]}
           >
-            <Input maxLength={64} data-testid="site-name" />
+            <Input maxLength={TEXT_LIMITS.siteName} data-testid="site-name" />
           </Form.Item>
         </div>
         <Form.Item<Values> name="address" label={t('devices.field.address')}>
-          <Input maxLength={200} data-testid="site-address" />
+          <Input maxLength={TEXT_LIMITS.siteAddress} data-testid="site-address" />
         </Form.Item>
         <Form.Item<Values>
           name="timezone"

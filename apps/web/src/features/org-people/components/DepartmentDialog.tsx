@@ -7,7 +7,7 @@
  * Test hooks: `dept-dialog`, `dept-parent`, `dept-name`, `dept-sort`, `dept-leader`,
  * `dept-phone`, `dept-status`, `dept-submit`.
  */
-import { type DepartmentRow, type EnabledStatus, ErrorCode, PHONE_PATTERN } from '@ess/contract';
+import { type DepartmentRow, type EnabledStatus, ErrorCode, PHONE_PATTERN, TEXT_LIMITS } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber, Radio, TreeSelect } from 'antd';
 import { useEffect, useMemo } from 'react';
@@ -133,7 +133,7 @@ export function DepartmentDialog({ target, companyId, departments, onClose }: Pr
             label={t('departments.field.name')}
             rules={[{ required: true, whitespace: true, message: t('departments.rule.nameRequired') }]}
           >
-            <Input maxLength={64} autoComplete="off" data-testid="dept-name" />
+            <Input maxLength={TEXT_LIMITS.departmentName} autoComplete="off" data-testid="dept-name" />
           </Form.Item>
           <Form.Item<Values>
             name="sort"
@@ -151,7 +151,7 @@ export function DepartmentDialog({ target, companyId, departments, onClose }: Pr
         </div>
         <div className="org-form__row">
           <Form.Item<Values> name="leader" label={t('departments.field.leader')}>
-            <Input maxLength={32} autoComplete="off" data-testid="dept-leader" />
+            <Input maxLength={TEXT_LIMITS.departmentLeader} autoComplete="off" data-testid="dept-leader" />
           </Form.Item>
           <Form.Item<Values>
             name="phone"
@@ -159,7 +159,12 @@ export function DepartmentDialog({ target, companyId, departments, onClose }: Pr
             rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
             validateTrigger="onBlur"
           >
-            <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="dept-phone" />
+            <Input
+              maxLength={TEXT_LIMITS.phone}
+              autoComplete="off"
+              inputMode="tel"
+              data-testid="dept-phone"
+            />
           </Form.Item>
         </div>
         <Form.Item<Values> name="status" label={t('departments.field.status')}>

@@ -19,6 +19,7 @@ import {
   ErrorCode,
   Perm,
   PHONE_PATTERN,
+  TEXT_LIMITS,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, Select, Switch, TreeSelect } from 'antd';
@@ -189,7 +190,7 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
               extra={t('employees.hint.account')}
               rules={[{ required: true, whitespace: true, message: t('employees.rule.accountRequired') }]}
             >
-              <Input maxLength={64} autoComplete="off" data-testid="employee-account" />
+              <Input maxLength={TEXT_LIMITS.account} autoComplete="off" data-testid="employee-account" />
             </Form.Item>
             <div className="org-form__row">
               <Form.Item<Values>
@@ -219,7 +220,7 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
             label={t('employees.field.name')}
             rules={[{ required: true, whitespace: true, message: t('employees.rule.nameRequired') }]}
           >
-            <Input maxLength={32} autoComplete="off" data-testid="employee-name" />
+            <Input maxLength={TEXT_LIMITS.employeeName} autoComplete="off" data-testid="employee-name" />
           </Form.Item>
           <Form.Item<Values>
             name="phone"
@@ -227,7 +228,12 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
             rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
             validateTrigger="onBlur"
           >
-            <Input maxLength={20} autoComplete="off" inputMode="tel" data-testid="employee-phone" />
+            <Input
+              maxLength={TEXT_LIMITS.phone}
+              autoComplete="off"
+              inputMode="tel"
+              data-testid="employee-phone"
+            />
           </Form.Item>
         </div>
         <div className="org-form__row">
@@ -237,7 +243,12 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
             rules={[{ pattern: EMAIL_PATTERN, message: validationText('emailInvalid') }]}
             validateTrigger="onBlur"
           >
-            <Input maxLength={254} autoComplete="off" inputMode="email" data-testid="employee-email" />
+            <Input
+              maxLength={TEXT_LIMITS.email}
+              autoComplete="off"
+              inputMode="email"
+              data-testid="employee-email"
+            />
           </Form.Item>
           <Form.Item<Values>
             name="departmentId"

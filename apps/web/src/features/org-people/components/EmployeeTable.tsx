@@ -14,14 +14,14 @@
 import { EditOutlined, LockOutlined } from '@ant-design/icons';
 import type { EmployeeRow, EnabledStatus } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Grid, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Empty, Grid, Switch, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
-import { DeleteAction } from '@/shared/ui/DeleteAction';
+import { DataTable } from '@/shared/ui/DataTable';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
+import { deleteAction, RowActions } from '@/shared/ui/RowActions';
 import { deleteEmployee, type EmployeeQuery, fetchEmployees, orgPeopleKeys, setEmployeeStatus } from '../api';
 import { StatusTag } from './StatusTag';
 
@@ -223,42 +223,36 @@ export function EmployeeTable({
           const blocked =
             e.id === selfId ? t('employees.selfHint') : e.isAdmin ? t('employees.adminHint') : null;
           return (
-            <span className="org-actions">
-              {canEdit && (
-                <Tooltip title={t('common.edit')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    icon={<EditOutlined />}
-                    aria-label={`${t('common.edit')} ${e.account}`}
-                    onClick={() => onEdit(e)}
-                    data-testid={`employee-edit-${e.id}`}
-                  />
-                </Tooltip>
-              )}
-              {canReset && (
-                <Tooltip title={t('employees.resetPassword')}>
-                  <Button
-                    type="text"
-                    size="small"
-                    icon={<LockOutlined />}
-                    aria-label={`${t('employees.resetPassword')} ${e.account}`}
-                    onClick={() => onReset(e)}
-                    data-testid={`employee-reset-${e.id}`}
-                  />
-                </Tooltip>
-              )}
-              {canDelete && (
-                <DeleteAction
-                  title={t('employees.delete')}
-                  description={t('employees.deleteConfirm', { name: e.name, account: e.account })}
-                  onConfirm={() => remove.mutateAsync(e).catch(() => undefined)}
-                  name={e.account}
-                  testId={`employee-delete-${e.id}`}
-                  blocked={blocked}
-                />
-              )}
-            </span>
+            <RowActions
+              className="org-actions"
+              name={e.account}
+              actions={[
+                {
+                  key: 'edit',
+                  visible: canEdit,
+                  label: t('common.edit'),
+                  icon: <EditOutlined />,
+                  onClick: () => onEdit(e),
+                  testId: `employee-edit-${e.id}`,
+                },
+                {
+                  key: 'reset',
+                  visible: canReset,
+                  label: t('employees.resetPassword'),
+                  icon: <LockOutlined />,
+                  onClick: () => onReset(e),
+                  testId: `employee-reset-${e.id}`,
+                },
+                deleteAction(t('common.delete'), {
+                  visible: canDelete,
+                  title: t('employees.delete'),
+                  description: t('employees.deleteConfirm', { name: e.name, account: e.account }),
+                  onConfirm: () => remove.mutateAsync(e).catch(() => undefined),
+                  testId: `employee-delete-${e.id}`,
+                  blocked,
+                }),
+              ]}
+            />
           );
         },
       });
@@ -305,26 +299,18 @@ export function EmployeeTable({
         }
       />
       <div data-testid="employee-table">
-        <Table<EmployeeRow>
-          rowKey="id"
-          size="middle"
+        <DataTable<EmployeeRow>
           columns={columns}
-          dataSource={query.data?.list ?? []}
-          loading={query.isLoading}
-          scroll={{ x: 'max-content' }}
-          locale={{
-            emptyText: (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description={
-                  filtered || departmentId !== null ? t('employees.noMatch') : t('employees.empty')
-                }
-              />
-            ),
-          }}
-          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
-            t('employees.total', { count: total }),
-          )}
+          query={query}
+          page={page}
+          setPage={setPage}
+          totalText={(total) => t('employees.total', { count: total })}
+          emptyText={
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={filtered || departmentId !== null ? t('employees.noMatch') : t('employees.empty')}
+            />
+          }
         />
       </div>
     </section>

@@ -8,13 +8,14 @@
  * Test hooks: `agent-devices-dialog`, `agent-devices-transfer`, items `agent-device-<id>`,
  * `agent-devices-close`.
  */
-import { type AgentDevice, type CompanyRow, DEVICE_TYPES, type DeviceType } from '@ess/contract';
+import { type AgentDevice, type CompanyRow, deviceTypeLabel } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Modal, Tooltip, Transfer, type TransferProps } from 'antd';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
+import { currentLang } from '@/shared/i18n';
 import { fetchAgentDevices, moveAgentDevices, orgKeys } from '../api';
 
 interface Item extends AgentDevice {
@@ -26,10 +27,6 @@ interface Props {
   /** The agent whose devices are shown; null = closed. */
   agent: CompanyRow | null;
   onClose: () => void;
-}
-
-function isDeviceType(type: string): type is DeviceType {
-  return (DEVICE_TYPES as readonly string[]).includes(type);
 }
 
 /** The device assignment dialog; see the module comment. */
@@ -70,7 +67,7 @@ export function AgentDevicesDialog({ agent, onClose }: Props) {
     move.mutate({ ids: moveKeys.map(Number), assign: direction === 'right' });
   };
 
-  const typeText = (type: string) => (isDeviceType(type) ? t(`devices.type.${type}`) : type);
+  const typeText = (type: string) => deviceTypeLabel(type, currentLang());
 
   const render = (d: Item) => {
     const meta = [typeText(d.type), d.siteName, d.companyName].filter(Boolean).join(' · ');

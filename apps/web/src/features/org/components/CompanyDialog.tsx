@@ -9,7 +9,7 @@
  * Test hooks: `company-dialog`, `company-name`, `company-contact`, `company-phone`,
  * `company-parent`, `company-submit`.
  */
-import { type CompanyKind, type CompanyRow, ErrorCode, PHONE_PATTERN } from '@ess/contract';
+import { type CompanyKind, type CompanyRow, ErrorCode, PHONE_PATTERN, TEXT_LIMITS } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Form, Input, Select } from 'antd';
 import { useEffect } from 'react';
@@ -112,18 +112,23 @@ export function CompanyDialog({ kind, open, company, onClose }: Props) {
           label={t('org.field.name')}
           rules={[{ required: true, whitespace: true, message: t('org.rule.nameRequired') }]}
         >
-          <Input maxLength={64} autoComplete="off" data-testid="company-name" />
+          <Input maxLength={TEXT_LIMITS.companyName} autoComplete="off" data-testid="company-name" />
         </Form.Item>
         <div className="company-form__row">
           <Form.Item<Values> name="contact" label={t('org.field.contact')}>
-            <Input maxLength={32} autoComplete="off" data-testid="company-contact" />
+            <Input maxLength={TEXT_LIMITS.companyContact} autoComplete="off" data-testid="company-contact" />
           </Form.Item>
           <Form.Item<Values>
             name="phone"
             label={t('org.field.phone')}
             rules={[{ pattern: PHONE_PATTERN, message: validationText('phoneInvalid') }]}
           >
-            <Input maxLength={20} inputMode="tel" autoComplete="off" data-testid="company-phone" />
+            <Input
+              maxLength={TEXT_LIMITS.phone}
+              inputMode="tel"
+              autoComplete="off"
+              data-testid="company-phone"
+            />
           </Form.Item>
         </div>
         {company ? (

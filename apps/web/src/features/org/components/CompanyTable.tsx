@@ -10,13 +10,14 @@
 import { ApartmentOutlined, EditOutlined } from '@ant-design/icons';
 import type { CompanyKind, CompanyRow, EnabledStatus } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Empty, Switch, type TableColumnsType, Tag } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { confirmDialog, showSuccess } from '@/shared/feedback';
 import { formatDateTime, formatNumber, NO_VALUE } from '@/shared/format';
+import { DataTable } from '@/shared/ui/DataTable';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
+import { RowActions } from '@/shared/ui/RowActions';
 import { type CompanyQuery, fetchCompanies, orgKeys, setCompanyStatus } from '../api';
 
 interface Props {
@@ -141,32 +142,27 @@ export function CompanyTable({ kind, canStatus, canAssign, onAdd, onEdit, onAssi
         title: t('org.field.actions'),
         fixed: 'right',
         render: (_, c) => (
-          <span className="row-actions">
-            {onEdit && (
-              <Tooltip title={t('common.edit')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<EditOutlined />}
-                  aria-label={`${t('common.edit')} ${c.name}`}
-                  onClick={() => onEdit(c)}
-                  data-testid={`company-edit-${c.id}`}
-                />
-              </Tooltip>
-            )}
-            {assign && (
-              <Tooltip title={t('org.assign.action')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<ApartmentOutlined />}
-                  aria-label={`${t('org.assign.action')} ${c.name}`}
-                  onClick={() => onAssign(c)}
-                  data-testid={`company-assign-${c.id}`}
-                />
-              </Tooltip>
-            )}
-          </span>
+          <RowActions
+            name={c.name}
+            actions={[
+              {
+                key: 'edit',
+                visible: !!onEdit,
+                label: t('common.edit'),
+                icon: <EditOutlined />,
+                onClick: () => onEdit?.(c),
+                testId: `company-edit-${c.id}`,
+              },
+              {
+                key: 'assign',
+                visible: assign,
+                label: t('org.assign.action'),
+                icon: <ApartmentOutlined />,
+                onClick: () => onAssign(c),
+                testId: `company-assign-${c.id}`,
+              },
+            ]}
+          />
         ),
       });
     }
@@ -213,24 +209,18 @@ export function CompanyTable({ kind, canStatus, canAssign, onAdd, onEdit, onAssi
         }
       />
       <div data-testid="company-table">
-        <Table<CompanyRow>
-          rowKey="id"
-          size="middle"
+        <DataTable<CompanyRow>
           columns={columns}
-          dataSource={query.data?.list ?? []}
-          loading={query.isLoading}
-          scroll={{ x: 'max-content' }}
-          locale={{
-            emptyText: (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description={filtered ? t('org.noMatch', { one }) : t('org.empty', { one })}
-              />
-            ),
-          }}
-          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
-            t('org.total', { count: total }),
-          )}
+          query={query}
+          page={page}
+          setPage={setPage}
+          totalText={(total) => t('org.total', { count: total })}
+          emptyText={
+            <Empty
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={filtered ? t('org.noMatch', { one }) : t('org.empty', { one })}
+            />
+          }
         />
       </div>
     </>

@@ -1,5 +1,5 @@
 /**
- * Partner companies (issue 5; spec §1): one screen per kind — agents `org/agent/index`,
+ * Partner companies (spec §1): one screen per kind — agents `org/agent/index`,
  * investors `org/investor/index`, construction parties `org/construction/index`, users and
  * companies `org/owner/index` — built from {@link CompanyPage} with its kind. The kind's title,
  * the table of its companies, the add / edit dialog and, for agents, device assignment.

@@ -4,13 +4,13 @@
  * Secrets appear as the server masked them ('******').
  * Test hooks: `oplog-drawer`, `oplog-before`, `oplog-after`.
  */
-import type { OperationLogRow } from '@ess/contract';
+import { auditActionLabel, auditTargetLabel, type OperationLogRow } from '@ess/contract';
 import { Descriptions, Drawer } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { currentLang } from '@/shared/i18n';
 import { LogResult } from './LogResult';
-import { actionLabel, targetTypeLabel } from './labels';
 
 function Json({ value, testId, title }: { value: unknown; testId: string; title: string }) {
   return (
@@ -32,11 +32,12 @@ interface Props {
 /** The entry drawer; see the module comment. */
 export function LogDetailDrawer({ entry, open, onClose }: Props) {
   const { t } = useTranslation();
+  const lang = currentLang();
   return (
     <Drawer
       open={open}
       onClose={onClose}
-      title={entry ? actionLabel(t, entry.action) : ''}
+      title={entry ? auditActionLabel(entry.action, lang) : ''}
       size={`min(${DIALOG_WIDTH_PX}px, 100vw)`}
       className="oplog-drawer"
       destroyOnHidden
@@ -61,7 +62,7 @@ export function LogDetailDrawer({ entry, open, onClose }: Props) {
                 label: t('oplog.field.action'),
                 children: (
                   <>
-                    {actionLabel(t, entry.action)} <code>{entry.action}</code>
+                    {auditActionLabel(entry.action, lang)} <code>{entry.action}</code>
                   </>
                 ),
               },
@@ -69,7 +70,7 @@ export function LogDetailDrawer({ entry, open, onClose }: Props) {
                 key: 'target',
                 label: t('oplog.field.target'),
                 children: entry.targetType
-                  ? `${targetTypeLabel(t, entry.targetType)}${entry.targetId ? ` #${entry.targetId}` : ''}`
+                  ? `${auditTargetLabel(entry.targetType, lang)}${entry.targetId ? ` #${entry.targetId}` : ''}`
                   : NO_VALUE,
               },
               { key: 'result', label: t('oplog.field.result'), children: <LogResult code={entry.code} /> },

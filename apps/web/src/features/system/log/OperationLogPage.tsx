@@ -1,7 +1,10 @@
 /**
  * System → Operation log (`system/log/index`): every change and sign-in attempt in the caller's
  * company scope, newest first, with filters (operator account or name, action, target type,
- * result, time range) and paging. Rows show time, operator (account and name), company, the
+ * result, time range) and paging. The action and target filters offer every action and target
+ * type of the contract's audit vocabulary (`AUDIT_ACTIONS`, `AUDIT_TARGET_TYPES`), named by
+ * `auditActionLabel` / `auditTargetLabel` in the UI language; an entry whose action is outside
+ * the vocabulary shows its key. Rows show time, operator (account and name), company, the
  * action in words, target, result (success, or the code with its catalogue text) and client
  * address; "details" opens the entry with its before → after values.
  * Test hooks: `oplog-page`, `oplog-filter-operator`, `oplog-filter-action`,
@@ -10,19 +13,27 @@
  * those of the drawer).
  */
 import { ProfileOutlined } from '@ant-design/icons';
-import type { OperationLogRow } from '@ess/contract';
+import {
+  AUDIT_ACTIONS,
+  AUDIT_TARGET_TYPES,
+  type AuditAction,
+  type AuditTargetType,
+  auditActionLabel,
+  auditTargetLabel,
+  type OperationLogRow,
+} from '@ess/contract';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, DatePicker, Grid, Input, Select, Table, type TableColumnsType, Tooltip } from 'antd';
+import { Button, Card, DatePicker, Grid, Input, Select, type TableColumnsType, Tooltip } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
+import { currentLang } from '@/shared/i18n';
+import { DataTable } from '@/shared/ui/DataTable';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
 import { fetchLogs, type LogQuery, logKeys } from './api';
 import { LogDetailDrawer } from './LogDetailDrawer';
 import { LogResult } from './LogResult';
-import { actionLabel, KNOWN_ACTIONS, KNOWN_TARGET_TYPES, targetTypeLabel } from './labels';
 import './log.css';
 
 type Filters = Omit<LogQuery, 'pageNum' | 'pageSize'>;
@@ -31,6 +42,7 @@ type Range = [Dayjs | null, Dayjs | null] | null;
 /** The operation log view. */
 export default function OperationLogPage() {
   const { t, i18n } = useTranslation();
+  const lang = currentLang();
   const wide = Grid.useBreakpoint().md ?? true;
   const queryClient = useQueryClient();
   const [operatorText, setOperatorText] = useState('');
@@ -84,7 +96,7 @@ export default function OperationLogPage() {
         title: t('oplog.field.action'),
         render: (_, r) => (
           <span className="oplog-action" title={r.action}>
-            {actionLabel(t, r.action)}
+            {auditActionLabel(r.action, lang)}
           </span>
         ),
       },
@@ -94,7 +106,7 @@ export default function OperationLogPage() {
         render: (_, r) =>
           r.targetType ? (
             <span className="oplog-target">
-              {targetTypeLabel(t, r.targetType)}
+              {auditTargetLabel(r.targetType, lang)}
               {r.targetId && <span className="oplog-target__id">#{r.targetId}</span>}
             </span>
           ) : (
@@ -124,8 +136,8 @@ export default function OperationLogPage() {
     [i18n.language, wide],
   );
 
-  const actionOptions = KNOWN_ACTIONS.map((a) => ({ value: a, label: actionLabel(t, a) }));
-  const targetOptions = KNOWN_TARGET_TYPES.map((v) => ({ value: v, label: targetTypeLabel(t, v) }));
+  const actionOptions = AUDIT_ACTIONS.map((a) => ({ value: a, label: auditActionLabel(a, lang) }));
+  const targetOptions = AUDIT_TARGET_TYPES.map((v) => ({ value: v, label: auditTargetLabel(v, lang) }));
   const resultOptions = [
     { value: 'success', label: t('oplog.success') },
     { value: 'failure', label: t('oplog.failure') },
@@ -146,7 +158,7 @@ export default function OperationLogPage() {
           className="oplog-page__operator"
           data-testid="oplog-filter-operator"
         />
-        <Select<string>
+        <Select<AuditAction>
           allowClear
           showSearch={{ optionFilterProp: 'label' }}
           value={filters.action}
@@ -157,8 +169,9 @@ export default function OperationLogPage() {
           aria-label={t('oplog.field.action')}
           data-testid="oplog-filter-action"
         />
-        <Select<string>
+        <Select<AuditTargetType>
           allowClear
+          showSearch={{ optionFilterProp: 'label' }}
           value={filters.targetType}
           onChange={(v) => filter({ targetType: v })}
           options={targetOptions}
@@ -209,16 +222,12 @@ export default function OperationLogPage() {
         />
       </div>
       <div data-testid="oplog-table">
-        <Table<OperationLogRow>
-          rowKey="id"
-          size="middle"
+        <DataTable<OperationLogRow>
           columns={columns}
-          dataSource={query.data?.list ?? []}
-          loading={query.isLoading}
-          scroll={{ x: 'max-content' }}
-          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
-            t('oplog.total', { count: total }),
-          )}
+          query={query}
+          page={page}
+          setPage={setPage}
+          totalText={(total) => t('oplog.total', { count: total })}
         />
       </div>
       <LogDetailDrawer

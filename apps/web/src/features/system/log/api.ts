@@ -1,9 +1,14 @@
 /**
- * Operation log call (issue 5; shapes in @ess/contract api/audit.ts, path `OrgPath.logPageList`):
- * every change and sign-in attempt within the caller's company scope, newest first.
+ * Operation log call (contract `logEndpoints`, shapes in api/audit.ts): every change
+ * and sign-in attempt within the caller's company scope, newest first.
  */
-import { type OperationLogRow, OrgPath } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
+import {
+  type AuditAction,
+  type AuditTargetType,
+  logEndpoints,
+  type OperationLogRow,
+  type Page,
+} from '@ess/contract';
 import { request } from '@/shared/api/client';
 
 /** Filters of `log/pageList` (contract `operationLogListRequest`). */
@@ -12,9 +17,9 @@ export interface LogQuery {
   pageSize: number;
   /** Matches the account or the employee name. */
   operator?: string;
-  /** Exact action, e.g. `role.update`. */
-  action?: string;
-  targetType?: string;
+  /** Exact action, e.g. `role.update` (contract `AUDIT_ACTIONS`). */
+  action?: AuditAction;
+  targetType?: AuditTargetType;
   result?: 'success' | 'failure';
   /** UTC ms, inclusive. */
   from?: number;
@@ -23,8 +28,8 @@ export interface LogQuery {
 }
 
 /** `log/pageList`. */
-export function fetchLogs(q: LogQuery): Promise<{ list: OperationLogRow[]; total: number }> {
-  return request(OrgPath.logPageList, { userInfo: userInfoEcho(), ...q });
+export function fetchLogs(q: LogQuery): Promise<Page<OperationLogRow>> {
+  return request(logEndpoints.pageList, q);
 }
 
 /** TanStack Query keys of the operation log. */

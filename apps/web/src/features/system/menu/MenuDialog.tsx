@@ -20,6 +20,7 @@ import {
   type MenuRow,
   type MenuType,
   PERMISSION_PATTERN,
+  TEXT_LIMITS,
   type TreeNode,
 } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -208,14 +209,14 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
             label={t('menus.field.titleZh')}
             rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
           >
-            <Input maxLength={64} data-testid="menu-title-zh" />
+            <Input maxLength={TEXT_LIMITS.menuTitle} data-testid="menu-title-zh" />
           </Form.Item>
           <Form.Item<Values>
             name="titleEn"
             label={t('menus.field.titleEn')}
             rules={[{ required: true, whitespace: true, message: t('menus.rule.titleRequired') }]}
           >
-            <Input maxLength={64} data-testid="menu-title-en" />
+            <Input maxLength={TEXT_LIMITS.menuTitle} data-testid="menu-title-en" />
           </Form.Item>
         </div>
         {type !== 'button' && (
@@ -226,10 +227,10 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
               extra={t('menus.hint.path')}
               rules={[{ required: true, whitespace: true, message: t('menus.rule.pathRequired') }]}
             >
-              <Input maxLength={200} autoComplete="off" data-testid="menu-path" />
+              <Input maxLength={TEXT_LIMITS.menuPath} autoComplete="off" data-testid="menu-path" />
             </Form.Item>
             <Form.Item<Values> name="name" label={t('menus.field.name')} extra={t('menus.hint.name')}>
-              <Input maxLength={64} autoComplete="off" data-testid="menu-name" />
+              <Input maxLength={TEXT_LIMITS.menuName} autoComplete="off" data-testid="menu-name" />
             </Form.Item>
           </div>
         )}
@@ -247,7 +248,7 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
                 { required: type === 'page', whitespace: true, message: t('menus.rule.componentRequired') },
               ]}
             >
-              <Input maxLength={200} autoComplete="off" data-testid="menu-component" />
+              <Input maxLength={TEXT_LIMITS.menuComponent} autoComplete="off" data-testid="menu-component" />
             </Form.Item>
             <Form.Item<Values> name="icon" label={t('menus.colIcon')}>
               <IconPicker placeholder={t('menus.noIcon')} />
@@ -261,14 +262,18 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
               label={t('menus.field.vueName')}
               extra={t('menus.hint.vueName')}
             >
-              <Input maxLength={64} autoComplete="off" data-testid="menu-vue-name" />
+              <Input maxLength={TEXT_LIMITS.menuVueName} autoComplete="off" data-testid="menu-vue-name" />
             </Form.Item>
             <Form.Item<Values>
               name="activeMenu"
               label={t('menus.field.activeMenu')}
               extra={t('menus.hint.activeMenu')}
             >
-              <Input maxLength={200} autoComplete="off" data-testid="menu-active-menu" />
+              <Input
+                maxLength={TEXT_LIMITS.menuActiveMenu}
+                autoComplete="off"
+                data-testid="menu-active-menu"
+              />
             </Form.Item>
           </div>
         )}
@@ -284,7 +289,7 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
               ]}
             >
               <Input
-                maxLength={100}
+                maxLength={TEXT_LIMITS.menuPerms}
                 autoComplete="off"
                 placeholder="system:role:save"
                 data-testid="menu-perms"
@@ -297,7 +302,7 @@ export function MenuDialog({ open, menu, parentId, rows, onClose }: Props) {
               label={t('menus.field.redirect')}
               extra={t('menus.hint.redirect')}
             >
-              <Input maxLength={200} autoComplete="off" data-testid="menu-redirect" />
+              <Input maxLength={TEXT_LIMITS.menuRedirect} autoComplete="off" data-testid="menu-redirect" />
             </Form.Item>
           )}
           <Form.Item<Values>

@@ -4,7 +4,7 @@
  * fields; a role gone meanwhile (5031) closes the dialog.
  * Test hooks: `role-copy-dialog`, `role-copy-name`, `role-copy-code`, `role-copy-submit`.
  */
-import { ErrorCode, ROLE_CODE_PATTERN, type RoleRow } from '@ess/contract';
+import { ErrorCode, ROLE_CODE_PATTERN, type RoleRow, TEXT_LIMITS } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input } from 'antd';
 import { useEffect } from 'react';
@@ -15,8 +15,8 @@ import { catalogueText } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import { copyRole, roleKeys } from './api';
 
-/** Longest role name the server takes (contract `roleFields.name`). */
-const NAME_MAX = 32;
+/** Longest role name the server takes (contract `TEXT_LIMITS.roleName`). */
+const NAME_MAX = TEXT_LIMITS.roleName;
 
 interface Values {
   name: string;
@@ -105,7 +105,7 @@ export function RoleCopyDialog({ open, role, onClose }: Props) {
             ]}
           >
             <Input
-              maxLength={32}
+              maxLength={TEXT_LIMITS.roleCode}
               autoComplete="off"
               placeholder={t('roles.rule.codeFormat')}
               data-testid="role-copy-code"

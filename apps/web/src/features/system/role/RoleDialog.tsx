@@ -17,6 +17,7 @@ import {
   ErrorCode,
   ROLE_CODE_PATTERN,
   type RoleRow,
+  TEXT_LIMITS,
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Form, Input, Radio, Select, Spin } from 'antd';
@@ -165,7 +166,7 @@ export function RoleDialog({ open, role, companyId, onClose }: Props) {
               label={t('roles.field.name')}
               rules={[{ required: true, whitespace: true, message: t('roles.rule.nameRequired') }]}
             >
-              <Input maxLength={32} autoComplete="off" data-testid="role-name" />
+              <Input maxLength={TEXT_LIMITS.roleName} autoComplete="off" data-testid="role-name" />
             </Form.Item>
             <Form.Item<Values>
               name="code"
@@ -176,7 +177,7 @@ export function RoleDialog({ open, role, companyId, onClose }: Props) {
               ]}
             >
               <Input
-                maxLength={32}
+                maxLength={TEXT_LIMITS.roleCode}
                 autoComplete="off"
                 placeholder={t('roles.rule.codeFormat')}
                 data-testid="role-code"
@@ -199,7 +200,11 @@ export function RoleDialog({ open, role, companyId, onClose }: Props) {
             </Form.Item>
           </div>
           <Form.Item<Values> name="remark" label={t('roles.field.remark')}>
-            <Input.TextArea maxLength={200} autoSize={{ minRows: 2, maxRows: 4 }} data-testid="role-remark" />
+            <Input.TextArea
+              maxLength={TEXT_LIMITS.roleRemark}
+              autoSize={{ minRows: 2, maxRows: 4 }}
+              data-testid="role-remark"
+            />
           </Form.Item>
           {current?.isAdmin ? (
             <Form.Item label={t('roles.field.authority')}>

@@ -12,16 +12,16 @@
 import { CopyOutlined, EditOutlined } from '@ant-design/icons';
 import { type EnabledStatus, Perm, type RoleRow } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Grid, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Card, Grid, type TableColumnsType, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { CompanyPicker, useCompanyChoice } from '@/features/org-people';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
-import { DeleteAction } from '@/shared/ui/DeleteAction';
+import { DataTable } from '@/shared/ui/DataTable';
 import { ListToolbar } from '@/shared/ui/ListToolbar';
-import { serverPagination } from '@/shared/ui/serverPagination';
+import { deleteAction, RowActions } from '@/shared/ui/RowActions';
 import { deleteRole, fetchRoles, type RoleQuery, roleKeys } from './api';
 import { RoleCopyDialog } from './RoleCopyDialog';
 import { RoleDialog } from './RoleDialog';
@@ -116,44 +116,40 @@ export default function RoleListPage() {
         title: t('roles.field.actions'),
         fixed: 'right',
         render: (_, r) => (
-          <span className="role-actions">
-            {canSave && (
-              <Tooltip title={t('common.edit')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<EditOutlined />}
-                  aria-label={`${t('common.edit')} ${r.name}`}
-                  onClick={() => setDialog({ open: true, role: r })}
-                  data-testid={`role-edit-${r.id}`}
-                />
-              </Tooltip>
-            )}
-            {canCopy && (
-              <Tooltip title={t('roles.copy')}>
-                <Button
-                  type="text"
-                  size="small"
-                  icon={<CopyOutlined />}
-                  aria-label={`${t('roles.copy')} ${r.name}`}
-                  onClick={() => setCopying({ open: true, role: r })}
-                  data-testid={`role-copy-${r.id}`}
-                />
-              </Tooltip>
-            )}
-            {canDelete && (
-              <DeleteAction
-                title={t('roles.delete')}
-                description={t('roles.deleteConfirm', { name: r.name })}
-                onConfirm={() => remove.mutateAsync(r).catch(() => undefined)}
-                name={r.name}
-                testId={`role-delete-${r.id}`}
-                blocked={
-                  r.isAdmin ? t('roles.adminUndeletable') : r.employeeCount > 0 ? t('roles.inUse') : undefined
-                }
-              />
-            )}
-          </span>
+          <RowActions
+            className="role-actions"
+            name={r.name}
+            actions={[
+              {
+                key: 'edit',
+                visible: canSave,
+                label: t('common.edit'),
+                icon: <EditOutlined />,
+                onClick: () => setDialog({ open: true, role: r }),
+                testId: `role-edit-${r.id}`,
+              },
+              {
+                key: 'copy',
+                visible: canCopy,
+                label: t('roles.copy'),
+                icon: <CopyOutlined />,
+                onClick: () => setCopying({ open: true, role: r }),
+                testId: `role-copy-${r.id}`,
+              },
+              deleteAction(t('common.delete'), {
+                visible: canDelete,
+                title: t('roles.delete'),
+                description: t('roles.deleteConfirm', { name: r.name }),
+                onConfirm: () => remove.mutateAsync(r).catch(() => undefined),
+                testId: `role-delete-${r.id}`,
+                blocked: r.isAdmin
+                  ? t('roles.adminUndeletable')
+                  : r.employeeCount > 0
+                    ? t('roles.inUse')
+                    : undefined,
+              }),
+            ]}
+          />
         ),
       });
     }
@@ -216,16 +212,12 @@ export default function RoleListPage() {
         }
       />
       <div data-testid="role-table">
-        <Table<RoleRow>
-          rowKey="id"
-          size="middle"
+        <DataTable<RoleRow>
           columns={columns}
-          dataSource={query.data?.list ?? []}
-          loading={query.isLoading}
-          scroll={{ x: 'max-content' }}
-          pagination={serverPagination(page, query.data?.total, setPage, (total) =>
-            t('roles.total', { count: total }),
-          )}
+          query={query}
+          page={page}
+          setPage={setPage}
+          totalText={(total) => t('roles.total', { count: total })}
         />
       </div>
       <RoleDialog

@@ -1,17 +1,17 @@
 /**
- * Role calls (issue 5; shapes in @ess/contract api/organisation.ts, paths `OrgPath`). Every
+ * Role calls (contract `roleEndpoints`, shapes in api/organisation.ts). Every
  * function resolves with the answer's `data` or rejects with `ApiError` after the client's spec
  * §8 handling (the catalogue text of 5031–5036 is shown by the client).
  */
 import {
   type DataScopeKind,
   type EnabledStatus,
-  OrgPath,
+  type Page,
   type RoleDetail,
   type RoleMenuOptions,
   type RoleRow,
+  roleEndpoints,
 } from '@ess/contract';
-import { userInfoEcho } from '@/features/auth';
 import { request } from '@/shared/api/client';
 
 export interface RoleQuery {
@@ -25,13 +25,13 @@ export interface RoleQuery {
 }
 
 /** `role/pageList`: roles of the company with their employee counts. */
-export function fetchRoles(q: RoleQuery): Promise<{ list: RoleRow[]; total: number }> {
-  return request(OrgPath.rolePageList, { userInfo: userInfoEcho(), ...q });
+export function fetchRoles(q: RoleQuery): Promise<Page<RoleRow>> {
+  return request(roleEndpoints.pageList, q);
 }
 
 /** `role/detail`: the role and the menu ids it grants (every id for an administrator role). Errors: 5031. */
 export function fetchRole(id: number): Promise<RoleDetail> {
-  return request<RoleDetail>(OrgPath.roleDetail, { userInfo: userInfoEcho(), id });
+  return request(roleEndpoints.detail, { id });
 }
 
 /** What the role dialog sends (contract `roleSaveRequest` / `roleUpdateRequest`). */
@@ -53,10 +53,9 @@ export function saveRole(
   form: RoleForm,
   target: { companyId: number | undefined } | { id: number; version: number },
 ): Promise<unknown> {
-  const body = { userInfo: userInfoEcho(), ...form };
   return 'id' in target
-    ? request(OrgPath.roleUpdate, { ...body, ...target })
-    : request(OrgPath.roleSave, { ...body, companyId: target.companyId });
+    ? request(roleEndpoints.update, { ...form, ...target })
+    : request(roleEndpoints.save, { ...form, companyId: target.companyId });
 }
 
 /**
@@ -64,17 +63,17 @@ export function saveRole(
  * given by the caller, and the ids the caller may add or remove. Errors: 6000.
  */
 export function fetchRoleMenuOptions(companyId: number | undefined): Promise<RoleMenuOptions> {
-  return request<RoleMenuOptions>(OrgPath.roleMenuOptions, { userInfo: userInfoEcho(), companyId });
+  return request(roleEndpoints.menuOptions, { companyId });
 }
 
 /** `role/delete`. Errors: 5031 not found, 5032 still held by employees, 5033 administrator role. */
 export function deleteRole(id: number): Promise<unknown> {
-  return request(OrgPath.roleDelete, { userInfo: userInfoEcho(), id });
+  return request(roleEndpoints.delete, { id });
 }
 
 /** `role/copy`: a new role with the same rights and data scope. Errors: 5031, 5036. */
-export function copyRole(id: number, name: string, code: string): Promise<{ id: number }> {
-  return request<{ id: number }>(OrgPath.roleCopy, { userInfo: userInfoEcho(), id, name, code });
+export function copyRole(id: number, name: string, code: string): Promise<RoleDetail> {
+  return request(roleEndpoints.copy, { id, name, code });
 }
 
 /** TanStack Query keys of roles. */

@@ -8,7 +8,13 @@
  * `daily-plan-name`, `period-split`, `period-delete`, `apply-standard`, `daily-plan-issues`.
  */
 import { DeleteOutlined, PlusOutlined, ScissorOutlined, ThunderboltOutlined } from '@ant-design/icons';
-import { deletionIssue, type TouIssue, type TouPeriod, type TouSchemeDocument } from '@ess/contract';
+import {
+  deletionIssue,
+  TEXT_LIMITS,
+  type TouIssue,
+  type TouPeriod,
+  type TouSchemeDocument,
+} from '@ess/contract';
 import { Badge, Button, Input, Popconfirm, Space, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -161,7 +167,7 @@ export function DailyPlansTab({
               <span>{t('tou.daily.name')}</span>
               <Input
                 value={plan.name}
-                maxLength={32}
+                maxLength={TEXT_LIMITS.touPlanName}
                 disabled={!editable}
                 status={issuesAt(issueIndex, [...planPath, 'name']).length ? 'error' : undefined}
                 onChange={(e) =>

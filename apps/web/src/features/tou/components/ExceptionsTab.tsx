@@ -9,6 +9,7 @@ import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import {
   type ExceptionItem,
   type ExceptionPlan,
+  TEXT_LIMITS,
   TOU_LIMITS,
   type TouIssue,
   type TouSchemeDocument,
@@ -79,7 +80,7 @@ export function ExceptionsTab({ doc, update, issueIndex, editable }: Props) {
             <div className="tou-card__title">
               <Input
                 value={plan.name}
-                maxLength={32}
+                maxLength={TEXT_LIMITS.touPlanName}
                 disabled={!editable}
                 onChange={(e) => setPlan(index, (x) => ({ ...x, name: e.target.value }))}
                 aria-label={t('tou.exceptions.name')}

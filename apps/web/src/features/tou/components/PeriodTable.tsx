@@ -8,7 +8,7 @@
  * `period-end-<i>`, `period-tier-<i>`, `period-price-<i>`, `period-action-<i>`,
  * `period-power-<i>`, `period-soc-min-<i>`, `period-soc-max-<i>`, `period-issues-<i>-<field>`.
  */
-import { TOU_ACTIONS, TOU_TIERS, type TouPeriod } from '@ess/contract';
+import { TEXT_LIMITS, TOU_ACTIONS, TOU_TIERS, type TouPeriod } from '@ess/contract';
 import { Input, InputNumber, Select, Table, type TableColumnsType, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '@/shared/format';
@@ -52,7 +52,7 @@ export function PeriodTable({
     <>
       <Input
         value={periods[i]![field]}
-        maxLength={5}
+        maxLength={TEXT_LIMITS.touTime}
         placeholder="HH:MM"
         disabled={!editable}
         status={at(i, field).length ? 'error' : undefined}

@@ -9,6 +9,7 @@
  */
 import {
   schemeFromTemplate,
+  TEXT_LIMITS,
   TOU_TEMPLATES,
   TOU_TIERS,
   type TouSchemeDocument,
@@ -21,7 +22,8 @@ import { currentLang } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import { DEFAULT_STRATEGY, newSchemeDocument, TIER_COLORS } from '../model';
 
-const NAME_MAX = 64;
+/** Longest scheme name the server takes (contract `TEXT_LIMITS.touSchemeName`). */
+const NAME_MAX = TEXT_LIMITS.touSchemeName;
 
 /** A new empty scheme: asks for its name. */
 export function CreateSchemeDialog({

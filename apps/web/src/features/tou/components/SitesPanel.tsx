@@ -2,13 +2,23 @@
  * The sites of a scheme and the delivery to their EMS: "assign sites" (antd Transfer over the
  * caller's sites → `tou/assign`, tou:scheme:push), and per site the push state from
  * `tou/pushStatus` (pending / sent / applied with time / failed with reason, gateway online),
- * refreshed every 3 s while any site is pending or sent, with "push now" (`tou/push`; the
- * shared error handling shows 3060 / 3033 / 3034 / 3035).
+ * kept current by the live channel `delivery:tou` (each change of a row's state patches the
+ * cached list; a row of a site not listed, or moved to another scheme, reads the list again, and
+ * so does a (re)connection of the live socket), with "push now" (`tou/push`; the shared error
+ * handling shows 3060 / 3033 / 3034 / 3035). While a site waits the list is also read every
+ * 30 s: with several server instances, a change settled on another instance reaches only that
+ * instance's and the sender's consoles.
  * Test hooks: `sites-panel`, `sites-assign`, `assign-dialog`, `assign-transfer`, `assign-submit`,
  * `push-table`, `push-row-<siteId>`, `push-state-<siteId>` (with `data-state`), `push-now-<siteId>`.
  */
 import { CloudSyncOutlined, SendOutlined } from '@ant-design/icons';
-import { Perm, type TouPushRow, type TouPushState, type TouSchemeDetail } from '@ess/contract';
+import {
+  type LiveDeliveryMessage,
+  Perm,
+  type TouPushRow,
+  type TouPushState,
+  type TouSchemeDetail,
+} from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   Badge,
@@ -21,16 +31,36 @@ import {
   Tag,
   Transfer,
 } from 'antd';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
+import { useLiveMessages } from '@/shared/live';
 import { assignSites, fetchAllSites, fetchPushStatus, pushSite, touKeys } from '../api';
 
-/** How often the push states are read while a site waits (spec: the EMS answers in seconds). */
-const POLL_MS = 3000;
+/**
+ * How often the push states are read while a site waits, besides the live changes: a safety net
+ * for changes settled on another server instance (see the module comment).
+ */
+const SAFETY_REFETCH_MS = 30_000;
+
+/** A row with a delivery change of its site applied (contract api/live.ts `delivery`). */
+export function applyDeliveryChange(row: TouPushRow, change: LiveDeliveryMessage): TouPushRow {
+  return {
+    ...row,
+    state: change.state,
+    schemeVersion: change.version,
+    pushedVersion: change.sentVersion,
+    reason: change.reason,
+    requestedAt: change.requestedAt,
+    sentAt: change.sentAt,
+    appliedAt: change.state === 'applied' ? change.settledAt : null,
+    // A send goes out only while the gateway is online.
+    gatewayOnline: change.state === 'sent' ? true : row.gatewayOnline,
+  };
+}
 
 const STATE_COLORS: Record<TouPushState, string> = {
   pending: 'default',
@@ -135,13 +165,41 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
   const queryClient = useQueryClient();
   const [assigning, setAssigning] = useState(false);
 
+  const schemeId = scheme?.id ?? 0;
   const status = useQuery({
-    queryKey: touKeys.pushStatus(scheme?.id ?? 0),
+    queryKey: touKeys.pushStatus(schemeId),
     queryFn: () => fetchPushStatus(scheme!.id),
     enabled: scheme !== undefined,
     refetchInterval: (query) =>
-      query.state.data?.list.some((r) => r.state === 'pending' || r.state === 'sent') ? POLL_MS : false,
+      query.state.data?.list.some((r) => r.state === 'pending' || r.state === 'sent')
+        ? SAFETY_REFETCH_MS
+        : false,
   });
+
+  // Delivery changes of the caller's sites, live: patch this scheme's rows in the cache.
+  const liveStatus = useLiveMessages(scheme ? 'delivery:tou' : null, (change) => {
+    const key = touKeys.pushStatus(schemeId);
+    const data = queryClient.getQueryData<{ list: TouPushRow[] }>(key);
+    const ofScheme = change.desired.schemeId === schemeId;
+    const listed = data?.list.some((r) => r.siteId === change.siteId) ?? false;
+    if (!data || !listed || !ofScheme) {
+      // Not loaded yet, a site newly on this scheme, or one moved off it: read the list again.
+      if (ofScheme || listed) void queryClient.invalidateQueries({ queryKey: key });
+      return;
+    }
+    queryClient.setQueryData(key, {
+      ...data,
+      list: data.list.map((r) => (r.siteId === change.siteId ? applyDeliveryChange(r, change) : r)),
+    });
+  });
+  // The live socket (re)connected: changes may have been missed meanwhile, read the list again.
+  const wasLive = useRef(liveStatus === 'live');
+  useEffect(() => {
+    const live = liveStatus === 'live';
+    if (live && !wasLive.current && scheme)
+      void queryClient.invalidateQueries({ queryKey: touKeys.pushStatus(scheme.id) });
+    wasLive.current = live;
+  }, [liveStatus, scheme, queryClient]);
 
   const push = useMutation({
     mutationFn: (siteId: number) => pushSite(siteId),

@@ -8,6 +8,7 @@
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import {
   deletionIssue,
+  TEXT_LIMITS,
   TOU_LIMITS,
   type TouIssue,
   type TouSchemeDocument,
@@ -64,7 +65,7 @@ export function WeeklyTab({ doc, update, issueIndex, editable }: Props) {
         <>
           <Input
             value={w.name}
-            maxLength={32}
+            maxLength={TEXT_LIMITS.touPlanName}
             disabled={!editable}
             onChange={(e) => setPlan(w.index, { name: e.target.value })}
             aria-label={t('tou.weekly.name')}

@@ -1,5 +1,5 @@
 /**
- * Charge strategy `/chargestrategy` (issue 6; view `strategy/chargestrategy/index`): for the
+ * Charge strategy `/chargestrategy` (view `strategy/chargestrategy/index`): for the
  * chosen ToU scheme, per daily plan the timeline with its tiers and the strategy table (charge /
  * discharge / idle, power kW, SOC floor and ceiling %; "apply standard strategy"); the sites
  * using the scheme with the delivery to their EMS (assign, push state, push now); and the

@@ -1,5 +1,5 @@
 /**
- * Time tariffs `/timetariff` (issue 6; view `strategy/timetariff/index`): choose or create a
+ * Time tariffs `/timetariff` (view `strategy/timetariff/index`): choose or create a
  * ToU scheme, then edit it: default daily plan and weekly cycle, and the tabs daily plans (24-hour
  * timeline and period table), weekly cycles, yearly settings, exceptions, and the calendar of
  * which plan runs each day. Every rule issue is shown at its field and in the summary; only a

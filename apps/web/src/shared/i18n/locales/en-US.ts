@@ -241,15 +241,6 @@ const enUS: Resources = {
       port: 'The port must be a whole number from 1 to 65535',
       tooLarge: 'Must not exceed {{max}}',
     },
-    type: {
-      ems: 'EMS',
-      pcs: 'PCS',
-      bms: 'BMS',
-      meter: 'Meter',
-      pv: 'PV',
-      air_conditioner: 'Air conditioner',
-      env_sensor: 'Environment sensor',
-    },
     allTypes: 'All types',
     allStatus: 'Any status',
     online: 'Online',
@@ -385,7 +376,7 @@ const enUS: Resources = {
       sort: 'Sort is an integer 0–9999',
     },
   },
-  /* Issue 5 screens: each helper fills its own section only. */
+  /* Organisation and access-control screens. */
   departments: {
     title: 'Departments',
     filterPlaceholder: 'Filter by department name',
@@ -587,49 +578,6 @@ const enUS: Resources = {
       target: 'Target',
       result: 'Result',
       ip: 'IP address',
-    },
-    actionFormat: '{{verb}} {{resource}}',
-    verb: {
-      save: 'Add',
-      update: 'Update',
-      delete: 'Delete',
-      status: 'Enable/disable',
-      copy: 'Copy',
-    },
-    resource: {
-      account: 'account',
-      session: 'session',
-      employee: 'employee',
-      department: 'department',
-      role: 'role',
-      menu: 'menu',
-      company: 'company',
-      agent: 'agent',
-      investor: 'investor',
-      construction: 'construction party',
-      owner: 'owner company',
-      site: 'site',
-      device: 'device',
-    },
-    actions: {
-      user: {
-        login: 'Sign in',
-        logout: 'Sign out',
-      },
-      account: {
-        updatePassword: 'Change password',
-        updateEmail: 'Change e-mail subscription',
-      },
-      employee: {
-        resetPassword: 'Reset employee password',
-      },
-      agent: {
-        assignDevices: 'Assign devices to agent',
-        unassignDevices: 'Take devices back from agent',
-      },
-      device: {
-        resetSecret: 'Re-issue device secret',
-      },
     },
   },
   org: {
@@ -886,7 +834,7 @@ const enUS: Resources = {
       pushNow: 'Push now',
       pushed: 'Push command sent',
       empty: 'Assign sites to see the delivery to each site here',
-      polling: 'Waiting for the devices to reply; refreshing every 3 s',
+      polling: 'Waiting for the devices to reply; states update live',
     },
     preview: {
       title: 'Arbitrage preview',
@@ -1192,7 +1140,7 @@ const enUS: Resources = {
       noFault: 'None',
     },
   },
-  /** Data export (/export; issue 4 item 5, spec §5, §9). Rule texts come from the contract catalogue. */
+  /** Data export (/export, spec §5, §9). Rule texts come from the contract catalogue. */
   export: {
     title: 'Data export',
     hint: 'Choose the agent, time, station, export type and energy storage devices in turn (at most {{max}} devices, at most {{days}} days apart), then the data to export.',

@@ -239,15 +239,6 @@ const zhCN = {
       port: '端口须为 1–65535 的整数',
       tooLarge: '数值不能超过 {{max}}',
     },
-    type: {
-      ems: 'EMS',
-      pcs: 'PCS',
-      bms: 'BMS',
-      meter: '电表',
-      pv: '光伏',
-      air_conditioner: '空调',
-      env_sensor: '环境传感器',
-    },
     allTypes: '全部类型',
     allStatus: '全部状态',
     online: '在线',
@@ -379,7 +370,7 @@ const zhCN = {
       sort: '排序为 0–9999 的整数',
     },
   },
-  /* Issue 5 screens: each helper fills its own section only. */
+  /* Organisation and access-control screens. */
   departments: {
     title: '部门管理',
     filterPlaceholder: '按部门名称筛选',
@@ -579,49 +570,6 @@ const zhCN = {
       target: '对象',
       result: '结果',
       ip: 'IP 地址',
-    },
-    actionFormat: '{{verb}}{{resource}}',
-    verb: {
-      save: '新增',
-      update: '修改',
-      delete: '删除',
-      status: '启用/禁用',
-      copy: '复制',
-    },
-    resource: {
-      account: '账号',
-      session: '会话',
-      employee: '员工',
-      department: '部门',
-      role: '角色',
-      menu: '菜单',
-      company: '公司',
-      agent: '代理商',
-      investor: '投资方',
-      construction: '施工方',
-      owner: '用户公司',
-      site: '站点',
-      device: '设备',
-    },
-    actions: {
-      user: {
-        login: '登录',
-        logout: '退出登录',
-      },
-      account: {
-        updatePassword: '修改密码',
-        updateEmail: '修改邮件订阅',
-      },
-      employee: {
-        resetPassword: '重置员工密码',
-      },
-      agent: {
-        assignDevices: '为代理商分配设备',
-        unassignDevices: '收回代理商的设备',
-      },
-      device: {
-        resetSecret: '重置设备密钥',
-      },
     },
   },
   org: {
@@ -872,7 +820,7 @@ const zhCN = {
       pushNow: '立即下发',
       pushed: '已发送下发命令',
       empty: '分配站点后，这里显示每个站点的下发状态',
-      polling: '正在等待设备确认，每 3 秒刷新',
+      polling: '正在等待设备确认，状态实时更新',
     },
     preview: {
       title: '套利收益预估',
@@ -1178,7 +1126,7 @@ const zhCN = {
       noFault: '无',
     },
   },
-  /** Data export (/export; issue 4 item 5, spec §5, §9). Rule texts come from the contract catalogue. */
+  /** Data export (/export, spec §5, §9). Rule texts come from the contract catalogue. */
   export: {
     title: '数据导出',
     hint: '依次选择代理商、时间、站点、导出类型和储能设备（最多 {{max}} 台，时间跨度不超过 {{days}} 天），再选择要导出的数据。',

@@ -2,15 +2,15 @@
  * The big-screen stage: a 1920×1080 canvas (design size) scaled to the window with a CSS
  * transform, kept centred with its aspect ratio (letterboxed on other ratios), dark. Its
  * header holds the system name, the screen title, optional tabs to the other screens, the site
- * picker, a live clock, the language switch and a link back to the console / sign-in.
+ * picker, a live clock, the language switch (passed in as `language`: it belongs to the auth
+ * feature) and a link back to the console / sign-in.
  * Test hooks: `screen-stage` (`data-scale`), `screen-title`, `screen-clock`, `screen-tab-<key>`.
  */
 import { type ReactNode, useEffect, useLayoutEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { LanguageSwitch } from '@/features/auth';
 import { dayjs, useDayjsLocale } from '@/shared/i18n/dayjs';
-import '../bigscreen.css';
+import './screen.css';
 
 export const STAGE_WIDTH = 1920;
 export const STAGE_HEIGHT = 1080;
@@ -60,6 +60,8 @@ export interface StageProps {
   tabs?: StageTab[];
   /** Controls right of the title (e.g. the site picker), before the clock. */
   controls?: ReactNode;
+  /** The language switch, after the clock (give it the class `stage__icon`). */
+  language?: ReactNode;
   /** The link back: to the console (signed in) or to sign in. */
   back: { to: string; label: string };
   children: ReactNode;
@@ -73,6 +75,7 @@ export function Stage({
   title,
   tabs,
   controls,
+  language,
   back,
   children,
   testId,
@@ -116,7 +119,7 @@ export function Stage({
           <div className="stage__side stage__side--right">
             {controls}
             <StageClock testId={clockTestId} />
-            <LanguageSwitch className="stage__icon" />
+            {language}
             <Link className="stage__back" to={back.to} data-testid={backTestId ?? 'screen-back'}>
               {back.label}
             </Link>
