@@ -71,6 +71,8 @@ export interface PublishPlan {
   gateways: BenchGateway[];
   /** Messages each gateway publishes. */
   perClient: number;
+  /** Publish continuously for this long instead (perClient is then ignored). */
+  durationMs?: number;
   /** QoS 1 messages each gateway keeps in flight (the next goes out when one is acknowledged). */
   window: number;
   /** Device time of message 0 and the step between messages. */

@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 4 "Figures"): the year chart of one point from a year of 1-minute data for
+ * Benchmark: the year chart of one point from a year of 1-minute data for
  * 100 devices, on PostgreSQL and PGlite, beside the same chart computed from the raw rows
  * (goal: ≤ 100 ms p95 and ≥ 20× faster than raw).
  *

@@ -1,11 +1,17 @@
 /**
- * Child process of the live-latency benchmark (bench/live-latency.ts): opens the dashboard
- * sockets (authenticated, subscribed to 'fleet'), then, as the site's gateway, publishes
- * telemetry whose PCS power is a marker value and records when each socket first sees that
- * value in a fleet update. Samples are spaced irregularly so that publications fall at every
- * phase of the server's 1-second update tick.
+ * Child process of the live-latency benchmark (bench/live-latency.ts), apart from the server so
+ * that the two do not share an event loop:
+ *
+ * 1. opens `sockets` dashboard sockets (authenticated), each subscribed to `fleet` and to the
+ *    `device:<id>` channel of every site's PCS;
+ * 2. as the sites' gateways, publishes telemetry for `durationMs`, each gateway every
+ *    `minGapMs`–`maxGapMs` (irregular, so publications fall at every phase of any timer), with a
+ *    unique marker as the PCS power; every socket times when it first sees each marker on the
+ *    PCS's channel (a later marker seen first counts the earlier one as superseded, not missed);
+ * 3. then stays connected and answers `mark` requests (one marker from one gateway, for the
+ *    browser measurement) until told to exit.
  */
-import mqtt from 'mqtt';
+import mqtt, { type MqttClient } from 'mqtt';
 import WebSocket from 'ws';
 import type { BenchGateway } from './device-payloads';
 import { telemetryPayload } from './device-payloads';
@@ -15,33 +21,74 @@ export interface LivePlan {
   origin: string;
   token: string;
   mqttUrl: string;
-  gateway: BenchGateway;
-  siteCode: string;
+  gateways: BenchGateway[];
+  /** The PCS device id of each gateway (same order). */
+  pcsIds: number[];
   sockets: number;
-  samples: number;
+  durationMs: number;
+  minGapMs: number;
+  maxGapMs: number;
 }
 
-interface FleetMessage {
+export interface LiveResult {
+  latencies: number[];
+  published: number;
+  missed: number;
+  superseded: number;
+}
+
+interface ServerMessage {
   type: string;
-  sites?: { code: string; batteryPowerKw: number | null }[];
+  deviceId?: number;
+  points?: Record<string, number>;
 }
 
 const send = (message: object) => process.send?.(message);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function openSocket(plan: LivePlan, onFleet: (m: FleetMessage) => void): Promise<WebSocket> {
+/** Markers in flight per PCS id: marker → publish time (ms). */
+const pending = new Map<number, Map<number, number>>();
+/** Per socket and PCS id: the highest marker seen so far. */
+let seenUpTo: Map<number, number>[] = [];
+const latencies: number[] = [];
+let superseded = 0;
+
+function onDevice(socketIndex: number, m: ServerMessage) {
+  const marker = m.points?.p_kw;
+  if (m.deviceId === undefined || marker === undefined) return;
+  const sent = pending.get(m.deviceId)?.get(marker);
+  if (sent === undefined) return;
+  const seen = seenUpTo[socketIndex]!;
+  const before = seen.get(m.deviceId) ?? Number.NEGATIVE_INFINITY;
+  if (marker <= before) return;
+  const now = Date.now();
+  // Markers between the last one seen and this one were coalesced away on this socket.
+  for (const [k] of pending.get(m.deviceId)!) if (k > before && k < marker) superseded++;
+  seen.set(m.deviceId, marker);
+  latencies.push(now - sent);
+}
+
+async function openSocket(plan: LivePlan, index: number): Promise<WebSocket> {
   const socket = new WebSocket(plan.wsUrl, { origin: plan.origin });
   let subscribed: (() => void) | undefined;
   const ready = new Promise<void>((resolve) => {
     subscribed = resolve;
   });
   socket.on('message', (raw) => {
-    const m = JSON.parse(raw.toString()) as FleetMessage;
-    if (m.type === 'ready') socket.send(JSON.stringify({ type: 'subscribe', channels: ['fleet'] }));
+    const m = JSON.parse(raw.toString()) as ServerMessage;
+    if (m.type === 'ready') {
+      socket.send(
+        JSON.stringify({
+          type: 'subscribe',
+          channels: ['fleet', ...plan.pcsIds.map((id) => `device:${id}`)],
+        }),
+      );
+    }
     if (m.type === 'fleet') {
       subscribed?.();
       subscribed = undefined;
-      onFleet(m);
     }
+    if (m.type === 'device') onDevice(index, m);
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -52,53 +99,79 @@ async function openSocket(plan: LivePlan, onFleet: (m: FleetMessage) => void): P
   return socket;
 }
 
-async function run(plan: LivePlan) {
-  let marker = Number.NaN;
-  let sentAt = 0;
-  const seen: (number | undefined)[] = [];
-  const sockets = await Promise.all(
-    Array.from({ length: plan.sockets }, (_, i) =>
-      openSocket(plan, (m) => {
-        if (seen[i] !== undefined) return;
-        const site = m.sites?.find((s) => s.code === plan.siteCode);
-        if (site?.batteryPowerKw === marker) seen[i] = Date.now() - sentAt;
+let nextMarker = 1;
+let devices: MqttClient[] = [];
+let plan: LivePlan;
+
+/** Publishes one message of gateway `g` whose PCS power is a fresh marker; answers it and the time. */
+async function publishMarker(g: number, given?: number): Promise<{ marker: number; sentAt: number }> {
+  const gateway = plan.gateways[g]!;
+  // Markers stay inside the PCS's plausible range (±100 kW) with a 3-digit fraction.
+  const marker = given ?? Number((-99 + (nextMarker++ % 198000) / 1000).toFixed(3));
+  const sentAt = Date.now();
+  pending.get(plan.pcsIds[g]!)!.set(marker, sentAt);
+  await devices[g]!.publishAsync(
+    `ess/v1/${gateway.sn}/telemetry`,
+    telemetryPayload(gateway, nextMarker++, sentAt, { p_kw: marker }),
+    { qos: 1 },
+  );
+  return { marker, sentAt };
+}
+
+async function run(p: LivePlan) {
+  plan = p;
+  seenUpTo = Array.from({ length: plan.sockets }, () => new Map());
+  for (const id of plan.pcsIds) pending.set(id, new Map());
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < plan.sockets; i += 10) {
+    sockets.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(10, plan.sockets - i) }, (_, k) => openSocket(plan, i + k)),
+      )),
+    );
+  }
+  devices = await Promise.all(
+    plan.gateways.map((g) =>
+      mqtt.connectAsync(plan.mqttUrl, {
+        clientId: g.sn,
+        username: g.sn,
+        password: g.secret,
+        reconnectPeriod: 0,
       }),
     ),
   );
-  const device = await mqtt.connectAsync(plan.mqttUrl, {
-    clientId: plan.gateway.sn,
-    username: plan.gateway.sn,
-    password: plan.gateway.secret,
-    reconnectPeriod: 0,
+  send({ type: 'connected' });
+  let published = 0;
+  const end = Date.now() + plan.durationMs;
+  await Promise.all(
+    plan.gateways.map(async (_, g) => {
+      await sleep(Math.random() * plan.maxGapMs);
+      while (Date.now() < end) {
+        await publishMarker(g);
+        published++;
+        await sleep(plan.minGapMs + Math.random() * (plan.maxGapMs - plan.minGapMs));
+      }
+    }),
+  );
+  await sleep(3_000); // the last deliveries
+  // Every (socket, marker) pair either arrived, was superseded on that socket, or is missed.
+  const expected = published * plan.sockets;
+  const missed = expected - latencies.length - superseded;
+  send({ type: 'done', latencies, published, missed, superseded } satisfies LiveResult & { type: string });
+  process.once('disconnect', () => {
+    for (const s of sockets) s.close();
   });
-  const latencies: number[] = [];
-  let missed = 0;
-  for (let k = 0; k < plan.samples; k++) {
-    await new Promise((r) => setTimeout(r, 300 + Math.random() * 1000));
-    seen.length = 0;
-    marker = 500 + k;
-    sentAt = Date.now();
-    await device.publishAsync(
-      `ess/v1/${plan.gateway.sn}/telemetry`,
-      telemetryPayload(plan.gateway, k, Date.now(), { p_kw: marker }),
-      { qos: 1 },
-    );
-    const deadline = Date.now() + 5_000;
-    while (seen.filter((v) => v !== undefined).length < plan.sockets && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    for (let i = 0; i < plan.sockets; i++) {
-      const v = seen[i];
-      if (v === undefined) missed++;
-      else latencies.push(v);
-    }
-  }
-  await device.endAsync();
-  for (const s of sockets) s.close();
-  send({ type: 'done', latencies, missed });
 }
 
-process.on('message', (m: { type: string; plan?: LivePlan }) => {
+process.on('message', (m: { type: string; plan?: LivePlan; gateway?: number; marker?: number }) => {
   if (m.type === 'plan') run(m.plan!).catch((err: Error) => send({ type: 'error', error: err.message }));
-  if (m.type === 'exit') process.exit(0);
+  if (m.type === 'mark') {
+    publishMarker(m.gateway!, m.marker).then(
+      (r) => send({ type: 'marked', ...r }),
+      (err: Error) => send({ type: 'error', error: err.message }),
+    );
+  }
+  if (m.type === 'exit') {
+    void Promise.all(devices.map((d) => d.endAsync())).finally(() => process.exit(0));
+  }
 });

@@ -2,7 +2,9 @@
  * Child process of the device benchmarks (started by bench/device-fleet.ts `startPublishers`):
  * connects one MQTT client per gateway, then on "go" publishes each gateway's telemetry with
  * QoS 1, keeping `window` messages in flight per client, and reports the time to the last
- * PUBACK. Runs apart from the server so that the two do not share an event loop.
+ * PUBACK. With `durationMs` in the plan it publishes continuously for that long instead of
+ * `perClient` messages (windowed throughput runs). Runs apart from the server so that the two do
+ * not share an event loop.
  */
 import mqtt, { type MqttClient } from 'mqtt';
 import type { PublishPlan } from './device-fleet';
@@ -38,8 +40,9 @@ async function go() {
       const gateway = plan.gateways[g]!;
       const topic = `ess/v1/${gateway.sn}/telemetry`;
       let next = 0;
+      const end = plan.durationMs ? started + plan.durationMs : Number.POSITIVE_INFINITY;
       const lane = async () => {
-        while (next < plan.perClient) {
+        while (plan.durationMs ? performance.now() < end : next < plan.perClient) {
           const i = next++;
           await client.publishAsync(topic, telemetryPayload(gateway, i, plan.baseTs + i * plan.stepMs), {
             qos: 1,

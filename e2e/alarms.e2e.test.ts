@@ -1,5 +1,5 @@
 /**
- * Alarms in the browser (issue 4 item 4): a gateway registered through the API publishes an
+ * Alarms in the browser: a gateway registered through the API publishes an
  * alarm over MQTT to the server's embedded broker while /alarm is open; the active list shows
  * it without a reload (live), level and translated alarm type; the operator acknowledges it after
  * the confirmation and sees who and when; the history shows the EMS coming online and the alarm

@@ -1,5 +1,5 @@
 /**
- * Big screens in the browser (issue 4 item 6), at 1920×1080 against the demo fleet (4 sites
+ * Big screens in the browser, at 1920×1080 against the demo fleet (4 sites
  * reporting every 2 s):
  * - /newscreen without a token shows the installation's aggregates and nothing per site (no
  *   site name, code or SN on the page, only the public call made), and its figures follow the

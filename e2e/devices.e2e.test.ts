@@ -2,10 +2,25 @@
  * Devices issue in the browser: the dashboard follows the simulated demo fleet live, and an
  * operator registers a site and a gateway in /deviceconfig and sees its MQTT secret once.
  */
-import type { Browser } from 'playwright-core';
+import { RegistryPath } from '@ess/contract';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSignedIn } from './support/app';
+import { ADMIN, api, apiSignIn, openSignedIn } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
+
+/** SOC, battery power and grid power of each site row, by site id: values only, no clock. */
+async function siteValues(table: Locator): Promise<Record<string, string[]>> {
+  return table
+    .locator('tbody tr[data-testid^="site-status-"]')
+    .evaluateAll((rows) =>
+      Object.fromEntries(
+        rows.map((row) => [
+          row.getAttribute('data-testid'),
+          [2, 3, 4].map((i) => (row.children[i] as HTMLElement).innerText.trim()),
+        ]),
+      ),
+    );
+}
 
 describe('devices and live data', () => {
   let browser: Browser;
@@ -15,15 +30,27 @@ describe('devices and live data', () => {
   afterAll(async () => browser?.close());
 
   it('the dashboard shows the demo fleet and its values change while the page is open', async () => {
+    // Other files share the server and may add sites: the expected count is the registry's.
+    const session = await apiSignIn(ADMIN.account, ADMIN.password);
+    const sites = await api<{ total: number }>(
+      RegistryPath.sitePageList,
+      { userInfo: { userId: session.userId, companyId: session.companyId }, pageNum: 1, pageSize: 1 },
+      { token: session.token },
+    );
+    expect(sites.data.total).toBeGreaterThanOrEqual(4); // the demo fleet (DEMO_SITES=4)
+
     const { context, page } = await newPage(browser);
     await openSignedIn(page, '/dashboard');
     await page.locator('[data-testid="live-indicator"][data-status="live"]').waitFor({ timeout: 30_000 });
-    await expect.poll(() => page.getByTestId('kpi-sites').innerText(), { timeout: 30_000 }).toContain('4');
+    await expect
+      .poll(() => page.getByTestId('kpi-sites').innerText(), { timeout: 30_000 })
+      .toBe(String(sites.data.total));
     const table = page.getByTestId('site-status-table');
     await table.getByText('在线').first().waitFor({ timeout: 30_000 });
-    const first = await table.innerText();
+    const first = await siteValues(table);
+    expect(Object.keys(first)).toHaveLength(sites.data.total);
     // The demo sites report every 2 s and the page receives at most one update a second.
-    await expect.poll(() => table.innerText(), { timeout: 30_000, interval: 500 }).not.toBe(first);
+    await expect.poll(() => siteValues(table), { timeout: 30_000, interval: 500 }).not.toEqual(first);
     await context.close();
   });
 
@@ -45,12 +72,34 @@ describe('devices and live data', () => {
     await page.getByText('请输入正确的IP地址').waitFor();
     await page.getByTestId('device-address').fill('192.168.10.5');
     await page.getByTestId('device-submit').click();
-    const secret = page.getByTestId('secret-value');
-    await secret.waitFor();
-    expect(await secret.innerText()).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await page.getByTestId('secret-command').innerText()).toContain(`-u EMS-${code}`);
+    const secretValue = page.getByTestId('secret-value');
+    await secretValue.waitFor();
+    const secret = await secretValue.innerText();
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await page.getByTestId('secret-command').innerText()).toContain(`-u EMS-${code} -P ${secret}`);
     await page.getByTestId('secret-done').click();
-    await page.getByTestId('device-table').getByText(`EMS-${code}`).waitFor();
+    const row = page.getByTestId('device-table').locator('tr[data-row-key]', { hasText: `EMS-${code}` });
+    await row.waitFor();
+    await page.getByTestId('secret-dialog').waitFor({ state: 'hidden' });
+
+    // Once closed, the secret is nowhere: not in the page, not kept in the browser's storage.
+    const anywhere = () =>
+      page.evaluate(
+        (s) =>
+          [
+            document.documentElement.outerHTML,
+            JSON.stringify(localStorage),
+            JSON.stringify(sessionStorage),
+          ].some((text) => text.includes(s)),
+        secret,
+      );
+    expect(await anywhere()).toBe(false);
+    // Opening the device again shows its settings, not its secret (only a reset issues a new one).
+    const id = await row.getAttribute('data-row-key');
+    await page.getByTestId(`device-edit-${id}`).click();
+    await expect.poll(() => page.getByTestId('device-sn').inputValue()).toBe(`EMS-${code}`);
+    expect(await anywhere()).toBe(false);
+    expect(await page.getByTestId('secret-dialog').count()).toBe(0);
     await context.close();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Data export in the browser (issue 4 item 5; spec §5, §9): the form shows each rule's message —
+ * Data export in the browser (spec §5, §9): the form shows each rule's message —
  * a missing prerequisite, start and end more than 7 days apart, more than 10 entries, no data
  * selected — and a valid export of the demo site SHA-C001 downloads an xlsx whose name says what
  * and when and whose sheet holds the PCS's points.

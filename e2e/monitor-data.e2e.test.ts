@@ -1,5 +1,5 @@
 /**
- * Real-time data (/realTimeShow) and history (/history), issue 4 items 2 and 3, in the browser
+ * Real-time data (/realTimeShow) and history (/history), in the browser
  * on the simulated demo fleet: the real-time table lists a PCS's points with translated names,
  * units and report times, its values change live and are not marked stale, a point opens its
  * last hour as a chart; history draws power + SOC of a demo site for today with the resolution

@@ -1,5 +1,5 @@
 /**
- * Site monitoring (/zdjkshow, issue 4 item 1) in the browser on the simulated demo fleet: the
+ * Site monitoring (/zdjkshow) in the browser on the simulated demo fleet: the
  * offline map draws every site with coordinates and the list shows every site the admin may
  * see (as the server lists them), search narrows the list; a site drilled into shows its energy
  * flow and BMS values, which change while the page is open; the language switch turns the

@@ -1,5 +1,5 @@
 /**
- * Building a partner company from the console alone (issue 5): the platform administrator
+ * Building a partner company from the console alone: the platform administrator
  * creates an agent on the agent page, picks it in the employees screen's company picker and adds
  * its first employee with the agent's 管理员 role (created by the server with the company);
  * that employee signs in (after changing the initial password through the API) and manages the

@@ -1,5 +1,5 @@
 /**
- * Partner companies in the browser (issue 5): the admin creates an agent through the dialog,
+ * Partner companies in the browser: the admin creates an agent through the dialog,
  * edits it (the parent stays), is refused a duplicate name (6002), assigns a gateway of the
  * demo fleet to it through the Transfer and disables it after the confirm; the four screens
  * carry their English titles after a language switch. Screenshots of the agent screen, its

@@ -1,5 +1,5 @@
 /**
- * Departments and employees in the browser (issue 5): the admin builds a department tree, adds
+ * Departments and employees in the browser: the admin builds a department tree, adds
  * an employee with a role, and disabling that employee ends their session at once (the token
  * is refused and their open console asks them to sign in again). English texts on the
  * employee page; screenshots of both screens in zh/en at 1440 and 390 px

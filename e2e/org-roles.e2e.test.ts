@@ -1,5 +1,5 @@
 /**
- * Roles, rights and the operation log in the browser (issue 5): an administrator copies a role
+ * Roles, rights and the operation log in the browser: an administrator copies a role
  * and the copy has the same rights; an employee whose role lacks the role buttons sees the role
  * list without them; the operation log shows the copy with its action and operator; saving a
  * role changed meanwhile (5035) reloads it; a page added in menu management shows in the

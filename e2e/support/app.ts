@@ -21,7 +21,7 @@ export const MOBILE = { width: 390, height: 844 } as const;
 /**
  * The picture-only tests of the organisation screens run with `E2E_SCREENSHOTS=1`
  * (`npm run screenshots`); `npm test` and CI skip them to stay fast. `screenshots.e2e.test.ts`
- * (every screen, both languages, checked texts) always runs.
+ * always checks every screen at 390 px in both languages and takes pictures only then.
  */
 export const SCREENSHOTS_ON = process.env.E2E_SCREENSHOTS === '1';
 export const DESKTOP = { width: 1440, height: 900 } as const;
@@ -178,12 +178,17 @@ export async function cookie(page: Page, name: string): Promise<string | undefin
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await settled(page);
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** Waits until every finite CSS animation and transition of the page has ended. */
+export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() =>
     document
       .getAnimations()
       .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
   );
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
 }
 
 /**

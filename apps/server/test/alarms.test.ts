@@ -1,5 +1,5 @@
 /**
- * Alarms (issue 4 item 4): lifecycle from ingested events (produce → active, disappear →
+ * Alarms: lifecycle from ingested events (produce → active, disappear →
  * cleared, warning and fault apart), acknowledgement with who and when (3100, 3101), company
  * scope, online/offline changes in the history, range checks; and alarm mail: subscribers only,
  * in their language with the site's time, burst digests, the hourly rate, SMTP down → kept and

@@ -1,5 +1,5 @@
 /**
- * Guards against artefacts that drift from their source (issue 11 item 9):
+ * Guards against artefacts that drift from their source:
  * - the SQL migrations in `drizzle/` are what drizzle-kit generates from `core/db/schema.ts`:
  *   generating again into a copy of the folder produces no new migration;
  * - every permission string of the contract (`Perm`) sits on a seeded menu row (a page or a
@@ -62,9 +62,13 @@ describe('permissions and seeded menus', () => {
       .where(isNotNull(menu.perms));
     const seeded = new Set(rows.map((r) => r.perms!).filter((p) => p !== ''));
     const contract = new Set<string>(Object.values(Perm));
-    expect([...contract].filter((p) => !seeded.has(p)), 'permissions no menu row carries').toEqual([]);
-    expect([...seeded].filter((p) => !contract.has(p)), 'seeded permissions unknown to the contract').toEqual(
-      [],
-    );
+    expect(
+      [...contract].filter((p) => !seeded.has(p)),
+      'permissions no menu row carries',
+    ).toEqual([]);
+    expect(
+      [...seeded].filter((p) => !contract.has(p)),
+      'seeded permissions unknown to the contract',
+    ).toEqual([]);
   });
 });

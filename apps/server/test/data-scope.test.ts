@@ -1,5 +1,5 @@
 /**
- * Data scope of roles (tenancy/company-scope.ts; issue 5 "Unit tests for data-scope rules"):
+ * Data scope of roles (tenancy/company-scope.ts):
  * `widestScope` on its own, then `dataScopeOf`, `employeeInScope` and `departmentInScope`
  * against a database for each kind, and the same limits seen through `employee/pageList` and
  * `department/departmentList`.

@@ -4,7 +4,7 @@
  * 3035 for its caller, and never surfaces as an unhandled rejection (which stops Node).
  */
 import { ErrorCode } from '@ess/contract';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CommandService } from '../src/devices/commands';
 import type { ConnectionTracker } from '../src/devices/connection-tracker';
 import type { DeviceDirectory, DirectoryEntry } from '../src/devices/device-directory';
@@ -26,8 +26,30 @@ const directory = {
 } as DeviceDirectory;
 const tracker = { isOnline: () => true } as unknown as ConnectionTracker;
 
-/** A publish acknowledged by the broker only after `ms`. */
-const slowPublish = (ms: number) => () => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * A publish the test acknowledges itself: `called` settles when the service publishes,
+ * `ack()` / `fail()` are the broker's answer.
+ */
+function heldPublish() {
+  let called!: () => void;
+  const published = new Promise<void>((r) => {
+    called = r;
+  });
+  let ack!: () => void;
+  let fail!: (err: Error) => void;
+  const answer = new Promise<void>((resolve, reject) => {
+    ack = resolve;
+    fail = reject;
+  });
+  const publish = () => {
+    called();
+    return answer;
+  };
+  return { publish, published, ack: () => ack(), fail: (err: Error) => fail(err) };
+}
+
+/** One turn of the event loop: Node reports unhandled rejections before it ends. */
+const turn = () => new Promise((r) => setImmediate(r));
 
 describe('command service', () => {
   const unhandled: unknown[] = [];
@@ -38,34 +60,56 @@ describe('command service', () => {
   });
   afterEach(() => {
     process.off('unhandledRejection', record);
+    vi.useRealTimers();
   });
 
   it('the reply timeout expiring while the publish is pending fails the command with 3035', async () => {
-    const commands = new CommandService(directory, tracker, slowPublish(100), 20);
-    await expect(commands.send(gateway.sn, 'time_sync', { serverTs: Date.now() })).rejects.toMatchObject({
-      code: ErrorCode.DEVICE_SEND_FAILED,
-    });
-    await new Promise((r) => setTimeout(r, 20));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const held = heldPublish();
+    const commands = new CommandService(directory, tracker, held.publish, 20);
+    const sent = commands.send(gateway.sn, 'time_sync', { serverTs: Date.now() });
+    await held.published;
+    vi.advanceTimersByTime(20); // the reply timeout expires; the broker has not acknowledged yet
+    await turn();
+    held.ack();
+    await expect(sent).rejects.toMatchObject({ code: ErrorCode.DEVICE_SEND_FAILED });
+    await turn();
     expect(unhandled).toEqual([]);
   });
 
   it('a shutdown while the publish is pending fails the command with 3035', async () => {
-    const commands = new CommandService(directory, tracker, slowPublish(100));
+    const held = heldPublish();
+    const commands = new CommandService(directory, tracker, held.publish);
     const sent = commands.send(gateway.sn, 'set_params', { cooling_start_c: 28 });
-    await new Promise((r) => setTimeout(r, 20));
+    await held.published;
     commands.close();
+    await turn();
+    held.ack();
     await expect(sent).rejects.toMatchObject({ code: ErrorCode.DEVICE_SEND_FAILED });
-    await new Promise((r) => setTimeout(r, 20));
+    await turn();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a publish the broker refuses fails the command with 3035 at once', async () => {
+    const held = heldPublish();
+    const commands = new CommandService(directory, tracker, held.publish);
+    const sent = commands.send(gateway.sn, 'set_params', { cooling_start_c: 28 });
+    await held.published;
+    held.fail(new Error('not connected to the MQTT broker'));
+    await expect(sent).rejects.toMatchObject({ code: ErrorCode.DEVICE_SEND_FAILED });
+    await turn();
     expect(unhandled).toEqual([]);
   });
 
   it('a reply with the command’s id resolves it; unknown SNs are 3030', async () => {
     let published: { id: string } | undefined;
+    const held = heldPublish();
     const commands = new CommandService(directory, tracker, async (_topic, payload) => {
       published = JSON.parse(payload);
+      held.publish();
     });
     const sent = commands.send(gateway.sn, 'time_sync', { serverTs: 1 });
-    await new Promise((r) => setTimeout(r, 10));
+    await held.published;
     commands.handleReply(Buffer.from(JSON.stringify({ v: 1, id: published!.id, ts: Date.now(), ok: true })));
     await expect(sent).resolves.toMatchObject({ id: published!.id, ok: true });
     await expect(commands.send('EMS-NONE-01', 'time_sync', {})).rejects.toMatchObject({

@@ -12,6 +12,7 @@ import { DeviceDirectory } from '../src/devices/device-directory';
 import { IngestPipeline } from '../src/devices/ingest';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { waitFor } from './support/wait';
 
 /** `db` whose `transaction` is replaced by `transaction(real)`; everything else passes through. */
 function withTransaction(db: Db, transaction: (real: Db['transaction']) => Db['transaction']): Db {
@@ -20,8 +21,6 @@ function withTransaction(db: Db, transaction: (real: Db['transaction']) => Db['t
     get: (target, prop) => (prop === 'transaction' ? replaced : Reflect.get(target, prop, target)),
   });
 }
-
-const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(engines)('ingest pipeline against a failing database on %s', (engine) => {
   let ctx: TestContext;
@@ -119,7 +118,9 @@ describe.each(engines)('ingest pipeline against a failing database on %s', (engi
     const accepts = Array.from({ length: maxQueuedRows + 1 }, (_, i) =>
       pipeline.accept(gatewaySn, 'telemetry', message({ p_kw: i })).then(() => settled.push(i)),
     );
-    await tick(200);
+    // The first write starts after the flush interval: every accept() has run up to its wait by then
+    // (the directory answers from its cache).
+    await waitFor(() => writes === 1);
     // The first three are queued and being written (stuck); the fourth waits for room.
     expect(writes).toBe(1);
     expect(pipeline.stats.queued).toBe(maxQueuedRows);

@@ -1,5 +1,5 @@
 /**
- * Data export (issue 4 item 5; spec §5, §9): every rule answers the contract's code with the same
+ * Data export (spec §5, §9): every rule answers the contract's code with the same
  * zh/en message the form shows (checkExportRequest), nothing outside the caller's scope is
  * exported (6000 / 3036 / 3030 as if it did not exist), the xlsx holds what was seeded (opened
  * with exceljs: header rows, row counts, values), its name says what and when, and a large export

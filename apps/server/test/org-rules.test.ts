@@ -1,5 +1,5 @@
 /**
- * Organisation and access-control rules (spec §6–§8; issue 5): every refused call answers its
+ * Organisation and access-control rules (spec §6–§8): every refused call answers its
  * code with the catalogue text in Chinese (default) and English and changes no row; concurrent
  * edits of one role do not lose rights (optimistic version check); deleting with references
  * answers a clear code.

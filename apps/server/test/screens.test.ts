@@ -1,5 +1,5 @@
 /**
- * Big screens (issue 4 item 6): the public cockpit answers aggregates of the installation and
+ * Big screens: the public cockpit answers aggregates of the installation and
  * nothing per site (no names, codes, SNs, companies, exact positions); the signed-in cockpit
  * answers the caller's sites only; the site screens' data is limited to the caller's scope
  * (3036 otherwise) and carries latest points, BMS cells, today's energy, revenue and alarms.

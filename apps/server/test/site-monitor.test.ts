@@ -1,5 +1,5 @@
 /**
- * Site monitoring (issue 4 item 1, `/zdjkshow`): the site list answers the caller's sites only,
+ * Site monitoring (`/zdjkshow`): the site list answers the caller's sites only,
  * with position, map status (online / offline / alarm), SOC, battery kW, today's kWh and active
  * alarms — the same figures as the dashboard; the site detail answers energy flow and the PCS,
  * BMS, meter, PV, environment and air-conditioner panels from device_latest; a site outside the

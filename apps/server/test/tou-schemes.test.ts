@@ -1,5 +1,5 @@
 /**
- * ToU schemes through the API (issue 6): create, list, read, update over the version read
+ * ToU schemes through the API: create, list, read, update over the version read
  * (3093 stale), names unique per company (3091), delete refused while sites run the scheme
  * (3092), assignment of exactly the listed sites (moved from other schemes), and tenancy: another
  * company's schemes and sites answer 3090 / 3036 as if they did not exist, a site outside the

@@ -1,5 +1,5 @@
 /**
- * A ToU scheme pushed with `set_tou_plan` changes what the simulated EMS does (issue 6): the
+ * A ToU scheme pushed with `set_tou_plan` changes what the simulated EMS does: the
  * site charges and discharges in the scheme's periods, local wall-clock time of its zone; a
  * refused scheme changes nothing.
  */
