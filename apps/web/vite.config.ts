@@ -6,11 +6,13 @@
  *   WebSocket `/ws` to the server on http://localhost:8080 (override with ESS_API_TARGET).
  * - `@/…` resolves to `src/…` (tsconfig `paths`).
  * - `virtual:ess/china-outline` is the site map's outline, built from its GeoJSON (mapOutline).
+ * - The build writes `.br` and `.gz` copies of the assets (vite-plugin-compression2), served as is.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig, loadEnv, type Plugin } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 import { buildOutline } from './src/shared/map/outline';
 
 const ZOD_STUB_ID = '\0ess-contract-zod-stub';
@@ -113,7 +115,16 @@ export default defineConfig(({ mode }) => {
   const env = loadEnv(mode, '.', 'ESS_');
   const apiTarget = env.ESS_API_TARGET ?? 'http://localhost:8080';
   return {
-    plugins: [contractZodStub(), contractSchemaStub(), mapOutline(), react()],
+    plugins: [
+      contractZodStub(),
+      contractSchemaStub(),
+      mapOutline(),
+      react(),
+      // Brotli and gzip copies of every script, style sheet and data file next to it; the server
+      // sends them (@fastify/static `preCompressed`) to browsers that accept them, so first loads
+      // cost their compressed size with no compression work per request.
+      compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|mjs|css|json|svg|html)$/ }),
+    ],
     resolve: { tsconfigPaths: true },
     server: {
       port: 5173,

@@ -264,6 +264,8 @@ function registerConsole(app: FastifyInstance, distDir: string): void {
       root: distDir,
       wildcard: false,
       index: false,
+      // The build's .br / .gz copies go to browsers that accept them (apps/web/vite.config.ts).
+      preCompressed: true,
       maxAge: '1h',
       immutable: false,
       // index.html names the hashed assets of one build: it must be revalidated, or browsers keep

@@ -2,9 +2,11 @@
  * What the HTTP layer answers outside the calls' own logic: unknown calls, the console's
  * history fallback (built and not built), the OpenAPI description, security headers.
  */
+
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { ApiPath } from '@ess/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -22,6 +24,12 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
     writeFileSync(path.join(distDir, 'index.html'), INDEX_HTML);
     mkdirSync(path.join(distDir, 'assets'));
     writeFileSync(path.join(distDir, 'assets', 'index-abc123.js'), 'console.log("ess");');
+    // The build's compressed copies (vite-plugin-compression2), as the server finds them.
+    writeFileSync(
+      path.join(distDir, 'assets', 'index-abc123.js.br'),
+      brotliCompressSync('console.log("ess");'),
+    );
+    writeFileSync(path.join(distDir, 'assets', 'index-abc123.js.gz'), gzipSync('console.log("ess");'));
     emptyDir = mkdtempSync(path.join(os.tmpdir(), 'ess-nodist-'));
     [built, notBuilt] = await Promise.all([
       createTestApp(engine, { WEB_DIST_DIR: distDir }),
@@ -112,6 +120,23 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
       expect(response.statusCode).toBe(200);
       expect(response.body).toBe('console.log("ess");');
       expect(response.headers['cache-control']).toMatch(/max-age=\d+/);
+    });
+
+    it('sends the brotli or gzip copy of an asset to a browser that accepts it, the plain file otherwise', async () => {
+      const url = '/assets/index-abc123.js';
+      const br = await built.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, br' } });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log("ess");');
+      const gz = await built.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).toString()).toBe('console.log("ess");');
+      const plain = await built.app.inject({
+        method: 'GET',
+        url,
+        headers: { 'accept-encoding': 'identity' },
+      });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body).toBe('console.log("ess");');
     });
 
     it('a missing asset answers 404, not index.html', async () => {
