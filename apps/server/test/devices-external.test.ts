@@ -238,7 +238,7 @@ describe.skipIf(!brokerUrl).each(engines)(
       }
     });
 
-    it('a PUBACK waits for storage: with the database stuck the broker stops at our Receive Maximum (1000), nothing stored', async () => {
+    it('a PUBACK waits for storage: with the database stuck, none of 1,100 messages is acknowledged or stored; all are once it returns', async () => {
       // The server under test, alone in its share group, on a database whose writes hang until released.
       await devices.close();
       let release!: () => void;
@@ -304,8 +304,10 @@ describe.skipIf(!brokerUrl).each(engines)(
       expect(await stored()).toBe(0);
       // No PUBACK while nothing is stored (a server that acknowledged on receipt sent 1,000 here).
       expect(devices.acknowledgedData).toBe(0);
-      // The broker stops at our window (Mosquitto honours the Receive Maximum we announce).
-      expect(received).toBe(receiveMaximum);
+      // What the broker sent meanwhile is its business: it stops at our Receive Maximum as a rule,
+      // but a loaded Mosquitto was seen sending all 1,100 while we had acknowledged none. Our rule
+      // is the line above; the window only bounds what we hold unstored.
+      expect(received).toBeGreaterThanOrEqual(receiveMaximum);
 
       release();
       await waitFor(async () => (await stored()) === count, 30_000);
