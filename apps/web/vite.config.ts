@@ -123,7 +123,8 @@ export default defineConfig(({ mode }) => {
       // Brotli and gzip copies of every script, style sheet and data file next to it; the server
       // sends them (@fastify/static `preCompressed`) to browsers that accept them, so first loads
       // cost their compressed size with no compression work per request.
-      compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|mjs|css|json|svg|html)$/ }),
+      // index.html stays as it is: it is tiny and must be revalidated on every load.
+      compression({ algorithms: ['brotliCompress', 'gzip'], include: /\.(js|mjs|css|json|svg)$/ }),
     ],
     resolve: { tsconfigPaths: true },
     server: {

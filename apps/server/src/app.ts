@@ -271,7 +271,9 @@ function registerConsole(app: FastifyInstance, distDir: string): void {
       // index.html names the hashed assets of one build: it must be revalidated, or browsers keep
       // asking for the previous build's assets for up to an hour after a deploy.
       setHeaders: (reply, filePath) => {
-        if (path.basename(filePath) === 'index.html') reply.header('cache-control', 'no-cache');
+        // (Also its compressed copies, should a build have made them.)
+        if (/^index\.html(\.br|\.gz)?$/.test(path.basename(filePath)))
+          reply.header('cache-control', 'no-cache');
       },
     });
   }

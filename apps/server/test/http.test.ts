@@ -22,6 +22,8 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
     // Both console states, whatever apps/web/dist holds right now.
     distDir = mkdtempSync(path.join(os.tmpdir(), 'ess-dist-'));
     writeFileSync(path.join(distDir, 'index.html'), INDEX_HTML);
+    // A compressed copy of index.html (an older build made them) must not make it cacheable.
+    writeFileSync(path.join(distDir, 'index.html.br'), brotliCompressSync(INDEX_HTML));
     mkdirSync(path.join(distDir, 'assets'));
     writeFileSync(path.join(distDir, 'assets', 'index-abc123.js'), 'console.log("ess");');
     // The build's compressed copies (vite-plugin-compression2), as the server finds them.
@@ -100,17 +102,30 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
     it.each(['/', '/dashboard', '/login', '/screen/sys', '/upgradeRecordDetail?id=3'])(
       'GET %s answers index.html, not cached',
       async (url) => {
-        const response = await built.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+        // As a browser asks: one that accepts brotli may get the compressed copy.
+        const response = await built.app.inject({
+          method: 'GET',
+          url,
+          headers: { accept: 'text/html', 'accept-encoding': 'gzip, br' },
+        });
         expect(response.statusCode).toBe(200);
         expect(response.headers['content-type']).toMatch(/^text\/html/);
-        expect(response.body).toBe(INDEX_HTML);
+        const body =
+          response.headers['content-encoding'] === 'br'
+            ? brotliDecompressSync(response.rawPayload).toString()
+            : response.body;
+        expect(body).toBe(INDEX_HTML);
         // A cached index.html would keep pointing at the previous build's assets after a deploy.
         expect(response.headers['cache-control']).toBe('no-cache');
       },
     );
 
     it('GET /index.html is not cached either', async () => {
-      const response = await built.app.inject({ method: 'GET', url: '/index.html' });
+      const response = await built.app.inject({
+        method: 'GET',
+        url: '/index.html',
+        headers: { 'accept-encoding': 'gzip, br' },
+      });
       expect(response.statusCode).toBe(200);
       expect(response.headers['cache-control']).toBe('no-cache');
     });

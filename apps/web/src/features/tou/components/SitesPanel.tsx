@@ -29,6 +29,7 @@ import {
   Table,
   type TableColumnsType,
   Tag,
+  Tooltip,
   Transfer,
 } from 'antd';
 import { useEffect, useRef, useState } from 'react';
@@ -239,17 +240,21 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
       ? [
           {
             key: 'push',
-            width: 120,
+            width: 48,
+            // Always in view: on a narrow card the other columns scroll under it.
+            fixed: 'right' as const,
+            // An icon with its name as tooltip and label: the half-width card leaves no room for text.
             render: (_: unknown, r: TouPushRow) => (
-              <Button
-                size="small"
-                icon={<SendOutlined />}
-                loading={push.isPending && push.variables === r.siteId}
-                onClick={() => push.mutate(r.siteId)}
-                data-testid={`push-now-${r.siteId}`}
-              >
-                {t('tou.push.pushNow')}
-              </Button>
+              <Tooltip title={t('tou.push.pushNow')}>
+                <Button
+                  size="small"
+                  icon={<SendOutlined />}
+                  aria-label={t('tou.push.pushNow')}
+                  loading={push.isPending && push.variables === r.siteId}
+                  onClick={() => push.mutate(r.siteId)}
+                  data-testid={`push-now-${r.siteId}`}
+                />
+              </Tooltip>
             ),
           },
         ]

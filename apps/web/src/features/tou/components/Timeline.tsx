@@ -136,7 +136,7 @@ export function Timeline({ periods, selected, onSelect, onMoveBoundary, faulty }
             >
               {px(span) >= TEXT_MIN_PX && (
                 <span className="tou-block__text">
-                  {p.tier ? t(`tou.tiers.${p.tier}`) : '?'}
+                  <span className="tou-block__label">{p.tier ? t(`tou.tiers.${p.tier}`) : '?'}</span>
                   {p.priceCnyPerKwh !== null && px(span) >= PRICE_MIN_PX && (
                     <small>{formatNumber(p.priceCnyPerKwh, 4)}</small>
                   )}
