@@ -195,6 +195,8 @@ function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone?: str
       type: x === 'offset' ? 'value' : 'time',
       min: 'dataMin',
       max: 'dataMax',
+      // Offsets are labelled to the minute: ticks closer than that repeated one label ("+00:33" ×6).
+      ...(x === 'offset' ? { minInterval: 60_000 } : {}),
       axisLabel: { formatter: (v: number) => label(v), hideOverlap: true },
       splitLine: { show: false },
     },
