@@ -5,7 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, openSignedIn, signIn } from './support/app';
+import { api, chooseUserMenu, openSignedIn, signIn } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 let browser: Browser;
@@ -89,10 +89,9 @@ describe('signed in', () => {
     const before = await api('/api-bms/user/getLanguageMenu', { language: 'cn' }, { token });
     expect(before.code).toBe(0);
 
-    await page.getByTestId('user-dropdown').click();
-    await page.getByRole('menuitem', { name: '退出登录' }).click();
+    // (The dropdown's opening animation can swallow a click on a loaded machine: chooseUserMenu retries.)
+    await chooseUserMenu(page, '退出登录', page.getByTestId('login-form'));
     await page.waitForURL('**/login');
-    await page.getByTestId('login-form').waitFor();
     expect(await page.evaluate(() => localStorage.getItem('ess.session'))).toBeNull();
 
     await page.goto('/dashboard');

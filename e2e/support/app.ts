@@ -198,6 +198,8 @@ export async function settled(page: Page): Promise<void> {
  */
 export async function chooseUserMenu(page: Page, item: string, until: Locator): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    // An earlier attempt's choice may have taken effect late (a slow reload after logout).
+    if (attempt > 1 && (await until.isVisible())) return;
     try {
       await page.getByTestId('user-dropdown').click({ timeout: 5_000 });
       await page.getByRole('menuitem', { name: item }).click({ timeout: 5_000 });
