@@ -9,7 +9,7 @@
  * The employee and its role are created through the API with a unique stamp (the server is
  * shared by every e2e file); the tests run in order on the same employee.
  */
-import { OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -51,12 +51,12 @@ beforeAll(async () => {
   browser = await launchBrowser();
   admin = await apiSignIn(ADMIN.account, ADMIN.password);
   // A role with the employee list, so the new account has a menu (spec §6).
-  const role = await adminCall<{ id: number }>(OrgPath.roleSave, {
+  const role = await adminCall<{ id: number }>(endpoints.role.save.path, {
     name: `E2E 改密角色 ${STAMP}`,
     code: `e2e_forced_${STAMP}`,
     menuIds: [120],
   });
-  const saved = await adminCall<{ id: number }>(OrgPath.employeeSave, {
+  const saved = await adminCall<{ id: number }>(endpoints.employee.save.path, {
     account: ACCOUNT,
     password: sha256Hex(INITIAL),
     name: `改密员工 ${STAMP}`,
@@ -137,7 +137,7 @@ describe('forced password change', () => {
   });
 
   it("after the administrator's reset it asks again; log out leaves", async () => {
-    await adminCall(OrgPath.employeeResetPassword, { id: employeeId, password: sha256Hex(RESET) });
+    await adminCall(endpoints.employee.resetPassword.path, { id: employeeId, password: sha256Hex(RESET) });
     const { page, context } = await newPage(browser, MOBILE);
     await signIn(page, { account: ACCOUNT, password: RESET, lang: 'en' });
     const dialog = await forcedDialog(page);

@@ -9,7 +9,7 @@
  * - the console's menu entries open the screens; without a token the screens ask to sign in.
  * Screenshots of every screen in zh and en go to .tmp/screenshots (bigscreen-*.png).
  */
-import { ScreenPath, type ScreenSiteData, type ScreenSiteOption } from '@ess/contract';
+import { endpoints, type ScreenSiteData, type ScreenSiteOption } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, api, apiSignIn, openSignedIn, recordCalls, screenshot } from './support/app';
@@ -28,14 +28,14 @@ describe('big screens', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     const session = await apiSignIn(ADMIN.account, ADMIN.password);
-    sites = (await api<ScreenSiteOption[]>(ScreenPath.sites, {}, { token: session.token })).data;
+    sites = (await api<ScreenSiteOption[]>(endpoints.screen.sites.path, {}, { token: session.token })).data;
     expect(sites.length).toBe(4);
     // Everything that names a site or a device: none of it may show without a token.
     secrets = [];
     for (const s of sites) {
       secrets.push(s.name, s.code);
       const site = (
-        await api<ScreenSiteData>(ScreenPath.site, { siteId: s.siteId }, { token: session.token })
+        await api<ScreenSiteData>(endpoints.screen.site.path, { siteId: s.siteId }, { token: session.token })
       ).data;
       secrets.push(...site.devices.map((d) => d.sn), site.site.companyName);
     }
@@ -44,8 +44,8 @@ describe('big screens', () => {
 
   it('the cockpit without a token shows the aggregates, live, and no site names', async () => {
     const { context, page } = await newPage(browser, WALL);
-    const privateCalls = recordCalls(page, ScreenPath.cockpit);
-    const publicCalls = recordCalls(page, ScreenPath.cockpitPublic);
+    const privateCalls = recordCalls(page, endpoints.screen.cockpit.path);
+    const publicCalls = recordCalls(page, endpoints.screen.cockpitPublic.path);
     await page.goto('/newscreen');
     await page.getByTestId('cockpit').waitFor();
     await expect

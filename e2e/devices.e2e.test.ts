@@ -2,7 +2,7 @@
  * Devices issue in the browser: the dashboard follows the simulated demo fleet live, and an
  * operator registers a site and a gateway in /deviceconfig and sees its MQTT secret once.
  */
-import { RegistryPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, api, apiSignIn, openSignedIn } from './support/app';
@@ -33,7 +33,7 @@ describe('devices and live data', () => {
     // Other files share the server and may add sites: the expected count is the registry's.
     const session = await apiSignIn(ADMIN.account, ADMIN.password);
     const sites = await api<{ total: number }>(
-      RegistryPath.sitePageList,
+      endpoints.site.pageList.path,
       { userInfo: { userId: session.userId, companyId: session.companyId }, pageNum: 1, pageSize: 1 },
       { token: session.token },
     );

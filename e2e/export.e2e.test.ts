@@ -4,7 +4,7 @@
  * selected — and a valid export of the demo site SHA-C001 downloads an xlsx whose name says what
  * and when and whose sheet holds the PCS's points.
  */
-import { EXPORT_MAX_ENTRIES, type ExportSite, OrgPath, RegistryPath } from '@ess/contract';
+import { EXPORT_MAX_ENTRIES, type ExportSite, endpoints } from '@ess/contract';
 import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ describe('data export', () => {
     const { token } = await apiSignIn(ADMIN.account, ADMIN.password);
     created.token = token;
     const companies = await api<{ list: { id: number; name: string; type: string }[] }>(
-      OrgPath.companyOptions,
+      endpoints.company.options.path,
       {},
       { token },
     );
@@ -64,7 +64,7 @@ describe('data export', () => {
     expect(agent, 'the demo agent exists').toBeDefined();
     bigSite = `E2E-EXP-${Date.now().toString(36).slice(-5).toUpperCase()}`;
     const saved = await api<{ id: number }>(
-      RegistryPath.siteSave,
+      endpoints.site.save.path,
       { code: bigSite, name: '导出测试站', companyId: agent!.id },
       { token },
     );
@@ -77,7 +77,7 @@ describe('data export', () => {
     const siteId = sites.data.list.find((s) => s.code === bigSite)!.id;
     created.siteId = siteId;
     const ems = await api<{ id: number }>(
-      RegistryPath.deviceSave,
+      endpoints.device.save.path,
       { siteId, sn: `${bigSite}-EMS`, type: 'ems' },
       { token },
     );
@@ -85,7 +85,7 @@ describe('data export', () => {
     created.deviceIds.push(ems.data.id);
     for (let i = 0; i < EXPORT_MAX_ENTRIES; i += 1) {
       const meter = await api<{ id: number }>(
-        RegistryPath.deviceSave,
+        endpoints.device.save.path,
         { siteId, sn: `${bigSite}-M${i}`, type: 'meter', gatewayId: ems.data.id },
         { token },
       );
@@ -95,8 +95,9 @@ describe('data export', () => {
   });
   afterAll(async () => {
     for (const id of created.deviceIds)
-      await api(RegistryPath.deviceDelete, { id }, { token: created.token });
-    if (created.siteId) await api(RegistryPath.siteDelete, { id: created.siteId }, { token: created.token });
+      await api(endpoints.device.delete.path, { id }, { token: created.token });
+    if (created.siteId)
+      await api(endpoints.site.delete.path, { id: created.siteId }, { token: created.token });
     await browser?.close();
   });
 

@@ -5,7 +5,7 @@
  * flow and BMS values, which change while the page is open; the language switch turns the
  * page into English. Screenshots at 1440 px and 390 px in both languages with E2E_SCREENSHOTS=1.
  */
-import { type SiteMonitorList, SiteMonitorPath } from '@ess/contract';
+import { endpoints, type SiteMonitorList } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot } from './support/app';
@@ -28,7 +28,7 @@ describe('site monitoring', () => {
     const token = await page.evaluate(
       () => JSON.parse(localStorage.getItem('ess.session') ?? '{}').token as string,
     );
-    const answer = await api<SiteMonitorList>(SiteMonitorPath.sites, {}, { token });
+    const answer = await api<SiteMonitorList>(endpoints.siteMonitor.sites.path, {}, { token });
     expect(answer.code, answer.msg).toBe(0);
     return answer.data.sites;
   }

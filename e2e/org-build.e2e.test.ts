@@ -10,7 +10,7 @@
  * .tmp/screenshots/<lang>-<size>-company-picker|roles-picker.png.
  * Names are unique per run: the server is shared with the other e2e files.
  */
-import { OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -73,9 +73,9 @@ describe('a new agent built from the console', () => {
     agentId = await rowKey(page, 'company-table', AGENT);
 
     // Employees: the picker starts on the own company; the agent has nobody yet.
-    const lists = recordCalls(page, OrgPath.employeePageList);
-    const roleLists = recordCalls(page, OrgPath.rolePageList);
-    const saves = recordCalls(page, OrgPath.employeeSave);
+    const lists = recordCalls(page, endpoints.employee.pageList.path);
+    const roleLists = recordCalls(page, endpoints.role.pageList.path);
+    const saves = recordCalls(page, endpoints.employee.save.path);
     await page.goto('/system/employee');
     await page.getByTestId('employee-table').locator('tr[data-row-key]').first().waitFor();
     await pickCompany(page, AGENT);
@@ -139,7 +139,7 @@ describe('a new agent built from the console', () => {
     expect(agentId).toBeGreaterThan(0);
     const { context, page } = await newPage(browser, DESKTOP);
     await openSignedIn(page, '/system/dept');
-    const saves = recordCalls(page, OrgPath.departmentSave);
+    const saves = recordCalls(page, endpoints.department.save.path);
     await page.getByTestId('dept-page').waitFor();
     await pickCompany(page, AGENT);
     await page.getByTestId('dept-table').getByText('还没有部门').waitFor();
@@ -152,7 +152,7 @@ describe('a new agent built from the console', () => {
     expect(saves[0]?.companyId).toBe(agentId);
 
     // Roles: the agent's administrator role, and a new role's tree without platform-only entries.
-    const menuOptions = recordCalls(page, OrgPath.roleMenuOptions);
+    const menuOptions = recordCalls(page, endpoints.role.menuOptions.path);
     await page.goto('/system/role');
     await page.getByTestId('role-table').locator('tr[data-row-key]').first().waitFor();
     await pickCompany(page, AGENT);
@@ -168,7 +168,7 @@ describe('a new agent built from the console', () => {
     await page.getByTestId('role-name').fill(`代理商客服-${stamp}`);
     await page.getByTestId('role-code').fill(`agent_cs_${stamp}`);
     await page.getByTestId(`role-menu-${EMPLOYEES_PAGE}`).click();
-    const roleSaves = recordCalls(page, OrgPath.roleSave);
+    const roleSaves = recordCalls(page, endpoints.role.save.path);
     await page.getByTestId('role-submit').click();
     await toast(page, '角色已保存').waitFor();
     expect(roleSaves[0]).toMatchObject({ companyId: agentId });

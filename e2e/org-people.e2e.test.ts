@@ -6,7 +6,7 @@
  * (.tmp/screenshots/<lang>-<size>-departments|department-dialog|employees|employee-dialog.png).
  * Rows are named uniquely: the server is shared with the other e2e files.
  */
-import { OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -87,7 +87,7 @@ describe('departments', () => {
     await page.getByTestId('dept-submit').click();
     const childId = await rowKey(page, 'dept-table', `${name}-一组`);
     const rows = await asAdmin<{ list: { id: number; parentId: number | null }[] }>(
-      OrgPath.departmentList,
+      endpoints.department.list.path,
       {},
     );
     expect(rows.list.find((d) => d.id === childId)?.parentId).toBe(id);
@@ -119,7 +119,7 @@ describe('employees', () => {
   it('the admin adds an employee with a role; disabling them ends their session at once', async () => {
     const tag = unique();
     const roleName = `E2E巡检员-${tag}`;
-    await asAdmin(OrgPath.roleSave, {
+    await asAdmin(endpoints.role.save.path, {
       name: roleName,
       code: `e2e_${tag}`,
       menuIds: [120],
@@ -127,7 +127,9 @@ describe('employees', () => {
       status: 'enabled',
     });
     const department = `E2E运维部-${tag}`;
-    const { id: departmentId } = await asAdmin<{ id: number }>(OrgPath.departmentSave, { name: department });
+    const { id: departmentId } = await asAdmin<{ id: number }>(endpoints.department.save.path, {
+      name: department,
+    });
 
     const { context, page } = await newPage(browser);
     await openSignedIn(page, '/system/employee');
@@ -153,7 +155,8 @@ describe('employees', () => {
     await page.keyboard.press('Escape');
     const saves = [] as Record<string, unknown>[];
     page.on('request', (req) => {
-      if (req.url().endsWith(OrgPath.employeeSave)) saves.push(req.postDataJSON() as Record<string, unknown>);
+      if (req.url().endsWith(endpoints.employee.save.path))
+        saves.push(req.postDataJSON() as Record<string, unknown>);
     });
     await page.getByTestId('employee-submit').click();
     await dialog.waitFor({ state: 'detached' });
@@ -165,7 +168,7 @@ describe('employees', () => {
     expect(saves[0]?.password).toBe(sha256Hex(password));
 
     // The new employee signs in (the initial password is only flagged for a change).
-    const detail = await asAdmin<{ mustChangePassword: boolean }>(OrgPath.employeeDetail, { id });
+    const detail = await asAdmin<{ mustChangePassword: boolean }>(endpoints.employee.detail.path, { id });
     expect(detail.mustChangePassword).toBe(true);
     await apiSignIn(account, password);
 
@@ -180,7 +183,7 @@ describe('employees', () => {
     const employee = await apiSignIn(account, fresh);
     const probe = () =>
       api(
-        OrgPath.employeePageList,
+        endpoints.employee.pageList.path,
         { userInfo: { userId: employee.userId, companyId: employee.companyId }, pageNum: 1, pageSize: 10 },
         { token: employee.token },
       );
@@ -251,12 +254,12 @@ describe('employees', () => {
 /** A department named `name` under `parentId`: the existing one, or a new one. */
 async function ensureDepartment(name: string, parentId: number | null, extra: object = {}): Promise<number> {
   const { list } = await asAdmin<{ list: { id: number; name: string; parentId: number | null }[] }>(
-    OrgPath.departmentList,
+    endpoints.department.list.path,
     {},
   );
   const found = list.find((d) => d.name === name && d.parentId === parentId);
   if (found) return found.id;
-  return (await asAdmin<{ id: number }>(OrgPath.departmentSave, { name, parentId, ...extra })).id;
+  return (await asAdmin<{ id: number }>(endpoints.department.save.path, { name, parentId, ...extra })).id;
 }
 
 /** A few departments and an employee with a role, so the pictures show filled screens. */
@@ -265,7 +268,7 @@ async function seedForScreenshots(): Promise<void> {
   const east = await ensureDepartment('华东运维组', ops, { leader: '陈立', sort: 1 });
   await ensureDepartment('华南运维组', ops, { sort: 2 });
   await ensureDepartment('财务部', null, { sort: 5 });
-  const roles = await asAdmin<{ list: { id: number; code: string }[] }>(OrgPath.rolePageList, {
+  const roles = await asAdmin<{ list: { id: number; code: string }[] }>(endpoints.role.pageList.path, {
     pageNum: 1,
     pageSize: 500,
     keyword: 'shot_operator',
@@ -273,20 +276,20 @@ async function seedForScreenshots(): Promise<void> {
   const roleId =
     roles.list.find((r) => r.code === 'shot_operator')?.id ??
     (
-      await asAdmin<{ id: number }>(OrgPath.roleSave, {
+      await asAdmin<{ id: number }>(endpoints.role.save.path, {
         name: '运维工程师',
         code: 'shot_operator',
         menuIds: [120],
         dataScope: 'company',
       })
     ).id;
-  const existing = await asAdmin<{ total: number }>(OrgPath.employeePageList, {
+  const existing = await asAdmin<{ total: number }>(endpoints.employee.pageList.path, {
     pageNum: 1,
     pageSize: 10,
     keyword: 'wang.ops',
   });
   if (existing.total === 0) {
-    await asAdmin(OrgPath.employeeSave, {
+    await asAdmin(endpoints.employee.save.path, {
       account: 'wang.ops',
       password: sha256Hex('start123'),
       name: '王运维',

@@ -8,7 +8,7 @@
  *
  * The tests run in order: the log test looks for the copy made by the first one.
  */
-import { OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -48,7 +48,7 @@ async function adminCall<T>(admin: ApiSession, path: string, body: object): Prom
 
 /** The role with this exact code, through the API. */
 async function roleByCode(admin: ApiSession, code: string): Promise<RoleRow | undefined> {
-  const page = await adminCall<{ list: RoleRow[] }>(admin, OrgPath.rolePageList, {
+  const page = await adminCall<{ list: RoleRow[] }>(admin, endpoints.role.pageList.path, {
     pageNum: 1,
     pageSize: 20,
     keyword: code,
@@ -57,7 +57,7 @@ async function roleByCode(admin: ApiSession, code: string): Promise<RoleRow | un
 }
 
 async function menuIdsOf(admin: ApiSession, id: number): Promise<number[]> {
-  const detail = await adminCall<{ menuIds: number[] }>(admin, OrgPath.roleDetail, { id });
+  const detail = await adminCall<{ menuIds: number[] }>(admin, endpoints.role.detail.path, { id });
   return [...detail.menuIds].sort((a, b) => a - b);
 }
 
@@ -82,7 +82,7 @@ describe('roles, rights and the operation log', () => {
   afterAll(async () => browser?.close());
 
   it('an administrator copies a role and the copy holds the same rights', async () => {
-    const source = await adminCall<{ id: number }>(admin, OrgPath.roleSave, {
+    const source = await adminCall<{ id: number }>(admin, endpoints.role.save.path, {
       name: `E2E 源角色 ${STAMP}`,
       code: `e2e_src_${STAMP}`,
       menuIds: [120, 121],
@@ -111,7 +111,7 @@ describe('roles, rights and the operation log', () => {
   });
 
   it('an employee whose role lacks the role buttons sees the list without them', async () => {
-    const role = await adminCall<{ id: number }>(admin, OrgPath.roleSave, {
+    const role = await adminCall<{ id: number }>(admin, endpoints.role.save.path, {
       name: `E2E 只读角色 ${STAMP}`,
       code: `e2e_ro_${STAMP}`,
       menuIds: [130],
@@ -119,7 +119,7 @@ describe('roles, rights and the operation log', () => {
     const account = `e2e-ro-${STAMP}`;
     const first = 'first-pass-1';
     const password = 'second-pass-2';
-    await adminCall(admin, OrgPath.employeeSave, {
+    await adminCall(admin, endpoints.employee.save.path, {
       account,
       password: sha256Hex(first),
       name: `只读员工 ${STAMP}`,
@@ -180,7 +180,11 @@ describe('roles, rights and the operation log', () => {
   it('saving a role someone else changed meanwhile reloads it, and the next save goes through', async () => {
     const name = `E2E 并发 ${STAMP}`;
     const code = `e2e_lock_${STAMP}`;
-    const role = await adminCall<{ id: number }>(admin, OrgPath.roleSave, { name, code, menuIds: [130] });
+    const role = await adminCall<{ id: number }>(admin, endpoints.role.save.path, {
+      name,
+      code,
+      menuIds: [130],
+    });
 
     const { context, page } = await newPage(browser);
     await openSignedIn(page, '/system/role');
@@ -188,8 +192,8 @@ describe('roles, rights and the operation log', () => {
     await page.getByTestId(`role-edit-${role.id}`).click();
     await expect.poll(() => page.getByTestId('role-name').inputValue(), { timeout: 15_000 }).toBe(name);
 
-    const read = await adminCall<Record<string, unknown>>(admin, OrgPath.roleDetail, { id: role.id });
-    await adminCall(admin, OrgPath.roleUpdate, { ...read, name: `${name} 改`, companyId: undefined });
+    const read = await adminCall<Record<string, unknown>>(admin, endpoints.role.detail.path, { id: role.id });
+    await adminCall(admin, endpoints.role.update.path, { ...read, name: `${name} 改`, companyId: undefined });
 
     await page.getByTestId('role-remark').fill('备注');
     await page.getByTestId('role-submit').click();
@@ -201,9 +205,13 @@ describe('roles, rights and the operation log', () => {
     await page.getByTestId('role-submit').click();
     await page.getByTestId('role-dialog').waitFor({ state: 'detached' });
 
-    const saved = await adminCall<{ name: string; remark: string | null }>(admin, OrgPath.roleDetail, {
-      id: role.id,
-    });
+    const saved = await adminCall<{ name: string; remark: string | null }>(
+      admin,
+      endpoints.role.detail.path,
+      {
+        id: role.id,
+      },
+    );
     expect(saved).toMatchObject({ name: `${name} 改`, remark: '备注' });
     await context.close();
   });

@@ -8,7 +8,7 @@
  * CI walks the 390×844 variants (both languages). `npm run screenshots` (E2E_SCREENSHOTS=1) also
  * walks 1440×900 and saves each screen as .tmp/screenshots/<lang>-<size>-<screen>.png.
  */
-import { RegistryPath, schemeFromTemplate, TOU_TEMPLATES, TouPath } from '@ess/contract';
+import { endpoints, schemeFromTemplate, TOU_TEMPLATES } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import zhCN from '../apps/web/src/shared/i18n/locales/zh-CN';
@@ -45,19 +45,19 @@ async function prepareTouScheme(): Promise<void> {
     lang: 'zh',
   });
   const saved = await api<{ id: number }>(
-    TouPath.save,
+    endpoints.tou.save.path,
     { userInfo, name: '上海 2025-07 工商业分时电价', document },
     { token: session.token },
   );
   if (saved.code !== 0) throw new Error(`tou/save answered ${saved.code} ${saved.msg}`);
   const sites = await api<{ list: { id: number; code: string }[] }>(
-    RegistryPath.sitePageList,
+    endpoints.site.pageList.path,
     { userInfo, pageNum: 1, pageSize: 50, keyword: 'SHA-C001' },
     { token: session.token },
   );
   const siteIds = sites.data.list.filter((s) => s.code === 'SHA-C001').map((s) => s.id);
   const assigned = await api(
-    TouPath.assign,
+    endpoints.tou.assign.path,
     { userInfo, id: saved.data.id, siteIds },
     { token: session.token },
   );

@@ -6,7 +6,7 @@
  * retried, the outbox in the console. Events enter through the ingest's batch writer
  * (`storeBatch`), as MQTT messages do.
  */
-import { AlarmPath, ErrorCode, RegistryPath } from '@ess/contract';
+import { ErrorCode, endpoints } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { SMTPServer } from 'smtp-server';
@@ -208,7 +208,7 @@ describe.each(engines)('alarms on %s', (engine) => {
           content: 'again',
         },
       ]);
-      const r = await call(ctx.app, AlarmPath.activeList, { siteId: siteA }, { token: sA.token });
+      const r = await call(ctx.app, endpoints.alarm.activeList.path, { siteId: siteA }, { token: sA.token });
       expect(r.code).toBe(0);
       expect(r.data.total).toBe(2);
       const [fault, warning] = r.data.list;
@@ -240,11 +240,16 @@ describe.each(engines)('alarms on %s', (engine) => {
           content: 'Cell 131 back at 3.60 V',
         },
       ]);
-      const active = await call(ctx.app, AlarmPath.activeList, { siteId: siteA }, { token: sA.token });
+      const active = await call(
+        ctx.app,
+        endpoints.alarm.activeList.path,
+        { siteId: siteA },
+        { token: sA.token },
+      );
       expect(active.data.list.map((a: { level: string }) => a.level)).toEqual(['warning']);
       const history = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { siteId: siteA, types: ['produce', 'disappear'], code: 'bms.cell_overvoltage', level: 'fault' },
         { token: sA.token },
       );
@@ -253,7 +258,7 @@ describe.each(engines)('alarms on %s', (engine) => {
       expect(history.data.list[1].alarmId).toBe(history.data.list[0].alarmId);
       const cleared = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { state: 'cleared', siteId: siteA },
         { token: sA.token },
       );
@@ -262,30 +267,41 @@ describe.each(engines)('alarms on %s', (engine) => {
     });
 
     it('acknowledges with who and when; twice → 3101; unknown → 3100 and nothing changes', async () => {
-      const [warning] = (await call(ctx.app, AlarmPath.activeList, { siteId: siteA }, { token: sA.token }))
-        .data.list;
+      const [warning] = (
+        await call(ctx.app, endpoints.alarm.activeList.path, { siteId: siteA }, { token: sA.token })
+      ).data.list;
       const before = Date.now();
       const missing = await call(
         ctx.app,
-        AlarmPath.ack,
+        endpoints.alarm.ack.path,
         { ids: [warning.id, 99_999_999] },
         { token: sA.token },
       );
       expect(missing.code).toBe(ErrorCode.ALARM_NOT_FOUND);
       const notAcked = await call(
         ctx.app,
-        AlarmPath.activeList,
+        endpoints.alarm.activeList.path,
         { acknowledged: false, siteId: siteA },
         { token: sA.token },
       );
       expect(notAcked.data.total).toBe(1);
 
-      const ack = await call(ctx.app, AlarmPath.ack, { ids: [warning.id] }, { token: sA.token, lang: 'en' });
+      const ack = await call(
+        ctx.app,
+        endpoints.alarm.ack.path,
+        { ids: [warning.id] },
+        { token: sA.token, lang: 'en' },
+      );
       expect(ack.code).toBe(0);
       expect(ack.data.acknowledged).toEqual([warning.id]);
       expect(ack.data.ackBy).toContain(adminA.account);
       const row = (
-        await call(ctx.app, AlarmPath.activeList, { acknowledged: true, siteId: siteA }, { token: sA.token })
+        await call(
+          ctx.app,
+          endpoints.alarm.activeList.path,
+          { acknowledged: true, siteId: siteA },
+          { token: sA.token },
+        )
       ).data.list[0];
       expect(row.id).toBe(warning.id);
       expect(row.ackBy).toBe(ack.data.ackBy);
@@ -294,13 +310,18 @@ describe.each(engines)('alarms on %s', (engine) => {
 
       const again = await call(
         ctx.app,
-        AlarmPath.ack,
+        endpoints.alarm.ack.path,
         { ids: [warning.id] },
         { token: sA.token, lang: 'en' },
       );
       expect(again.code).toBe(ErrorCode.ALARM_ALREADY_ACKNOWLEDGED);
       expect(again.msg).toBe('The alarm was already acknowledged');
-      const noRight = await call(ctx.app, AlarmPath.ack, { ids: [warning.id] }, { token: sViewer.token });
+      const noRight = await call(
+        ctx.app,
+        endpoints.alarm.ack.path,
+        { ids: [warning.id] },
+        { token: sViewer.token },
+      );
       expect(noRight.code).toBe(ErrorCode.NO_PERMISSION);
     });
 
@@ -315,18 +336,38 @@ describe.each(engines)('alarms on %s', (engine) => {
           content: 'Smoke detected',
         },
       ]);
-      const own = await call(ctx.app, AlarmPath.activeList, { code: 'env.smoke' }, { token: sA.token });
+      const own = await call(
+        ctx.app,
+        endpoints.alarm.activeList.path,
+        { code: 'env.smoke' },
+        { token: sA.token },
+      );
       const smoke = own.data.list[0];
       expect(smoke.emsSn).toBe(snGwA);
-      const foreign = await call(ctx.app, AlarmPath.activeList, { siteId: siteA }, { token: sB.token });
+      const foreign = await call(
+        ctx.app,
+        endpoints.alarm.activeList.path,
+        { siteId: siteA },
+        { token: sB.token },
+      );
       expect(foreign.data).toMatchObject({ list: [], total: 0 });
-      const history = await call(ctx.app, AlarmPath.historyList, { pageSize: 500 }, { token: sB.token });
+      const history = await call(
+        ctx.app,
+        endpoints.alarm.historyList.path,
+        { pageSize: 500 },
+        { token: sB.token },
+      );
       expect(history.data.list.some((h: { siteId: number }) => h.siteId === siteA)).toBe(false);
-      const ack = await call(ctx.app, AlarmPath.ack, { ids: [smoke.id] }, { token: sB.token });
+      const ack = await call(ctx.app, endpoints.alarm.ack.path, { ids: [smoke.id] }, { token: sB.token });
       expect(ack.code).toBe(ErrorCode.ALARM_NOT_FOUND);
-      const still = await call(ctx.app, AlarmPath.activeList, { code: 'env.smoke' }, { token: sA.token });
+      const still = await call(
+        ctx.app,
+        endpoints.alarm.activeList.path,
+        { code: 'env.smoke' },
+        { token: sA.token },
+      );
       expect(still.data.list[0].ackAt).toBeNull();
-      const options = await call(ctx.app, AlarmPath.filterOptions, {}, { token: sB.token });
+      const options = await call(ctx.app, endpoints.alarm.filterOptions.path, {}, { token: sB.token });
       expect(options.data.sites.map((s: { id: number }) => s.id)).toEqual([siteB]);
     });
 
@@ -337,7 +378,7 @@ describe.each(engines)('alarms on %s', (engine) => {
       ]);
       const h = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { deviceId: gwA, types: ['online', 'offline'] },
         { token: sA.token },
       );
@@ -353,26 +394,31 @@ describe.each(engines)('alarms on %s', (engine) => {
       });
       const all = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { siteId: siteA, pageSize: 3 },
         { token: sA.token },
       );
       expect(all.data.list.map((r: { type: string }) => r.type)).toEqual(['online', 'offline', 'produce']);
       const faultsOnly = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { siteId: siteA, level: 'fault' },
         { token: sA.token },
       );
       expect(faultsOnly.data.list.some((r: { type: string }) => r.type === 'offline')).toBe(false);
-      const foreign = await call(ctx.app, AlarmPath.historyList, { deviceId: gwA }, { token: sB.token });
+      const foreign = await call(
+        ctx.app,
+        endpoints.alarm.historyList.path,
+        { deviceId: gwA },
+        { token: sB.token },
+      );
       expect(foreign.data.total).toBe(0);
     });
 
     it('an inverted range answers 3120 with its text', async () => {
       const r = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { range: { startMs: t0, endMs: t0 - 1 } },
         { token: sA.token, lang: 'en' },
       );
@@ -536,23 +582,48 @@ describe.each(engines)('alarms on %s', (engine) => {
       now += 10_000;
       await keeper.runOnce();
       await keeper.stop();
-      const list = await call(ctx.app, AlarmPath.outboxList, { state: 'queued' }, { token: sA.token });
+      const list = await call(
+        ctx.app,
+        endpoints.mail.outboxList.path,
+        { state: 'queued' },
+        { token: sA.token },
+      );
       expect(list.code).toBe(0);
       const mail = list.data.list.find((m: { toAddress: string }) => m.toAddress === 'ops-a@example.com');
       expect(mail).toMatchObject({ state: 'queued', attempts: 0, alarmCount: 1, lang: 'en' });
-      const detail = await call(ctx.app, AlarmPath.outboxDetail, { id: mail.id }, { token: sA.token });
+      const detail = await call(
+        ctx.app,
+        endpoints.mail.outboxDetail.path,
+        { id: mail.id },
+        { token: sA.token },
+      );
       expect(detail.data.body).toContain('Content: kept in the outbox');
-      const foreign = await call(ctx.app, AlarmPath.outboxList, { pageSize: 500 }, { token: sB.token });
+      const foreign = await call(
+        ctx.app,
+        endpoints.mail.outboxList.path,
+        { pageSize: 500 },
+        { token: sB.token },
+      );
       expect(foreign.data.list.some((m: { toAddress: string }) => m.toAddress === 'ops-a@example.com')).toBe(
         false,
       );
       expect(foreign.data.list.some((m: { toAddress: string }) => m.toAddress === 'ops-b@example.com')).toBe(
         true,
       );
-      const hidden = await call(ctx.app, AlarmPath.outboxDetail, { id: mail.id }, { token: sB.token });
+      const hidden = await call(
+        ctx.app,
+        endpoints.mail.outboxDetail.path,
+        { id: mail.id },
+        { token: sB.token },
+      );
       expect(hidden.code).toBe(ErrorCode.MAIL_NOT_FOUND);
       const platform = await signIn(ctx.app);
-      const all = await call(ctx.app, AlarmPath.outboxList, { pageSize: 500 }, { token: platform.token });
+      const all = await call(
+        ctx.app,
+        endpoints.mail.outboxList.path,
+        { pageSize: 500 },
+        { token: platform.token },
+      );
       expect(all.data.list.map((m: { toAddress: string }) => m.toAddress)).toEqual(
         expect.arrayContaining(['ops-a@example.com', 'ops-b@example.com']),
       );
@@ -664,32 +735,44 @@ describe.each(engines)('alarms on %s', (engine) => {
         ],
         new Map(),
       );
-      expect((await call(ctx.app, AlarmPath.activeList, { code: c }, { token: sA.token })).data.total).toBe(
-        1,
-      );
+      expect(
+        (await call(ctx.app, endpoints.alarm.activeList.path, { code: c }, { token: sA.token })).data.total,
+      ).toBe(1);
       const platform = await signIn(ctx.app);
       const moved = await call(
         ctx.app,
-        RegistryPath.siteUpdate,
+        endpoints.site.update.path,
         { id: moving!.id, code: moving!.code, name: 'Moving site', companyId: B },
         { token: platform.token },
       );
       expect(moved.code).toBe(0);
-      const ownNow = await call(ctx.app, AlarmPath.activeList, { code: c }, { token: sB.token });
+      const ownNow = await call(ctx.app, endpoints.alarm.activeList.path, { code: c }, { token: sB.token });
       expect(ownNow.data.total).toBe(1);
       expect(ownNow.data.list[0]).toMatchObject({ siteId: moving!.id, content: 'before the move' });
-      const history = await call(ctx.app, AlarmPath.historyList, { code: c }, { token: sB.token });
+      const history = await call(ctx.app, endpoints.alarm.historyList.path, { code: c }, { token: sB.token });
       expect(history.data.list.map((h: { type: string }) => h.type)).toEqual(['produce']);
-      expect((await call(ctx.app, AlarmPath.activeList, { code: c }, { token: sA.token })).data.total).toBe(
-        0,
+      expect(
+        (await call(ctx.app, endpoints.alarm.activeList.path, { code: c }, { token: sA.token })).data.total,
+      ).toBe(0);
+      expect(
+        (await call(ctx.app, endpoints.alarm.historyList.path, { code: c }, { token: sA.token })).data.total,
+      ).toBe(0);
+      const ack = await call(
+        ctx.app,
+        endpoints.alarm.ack.path,
+        { ids: [ownNow.data.list[0].id] },
+        { token: sA.token },
       );
-      expect((await call(ctx.app, AlarmPath.historyList, { code: c }, { token: sA.token })).data.total).toBe(
-        0,
-      );
-      const ack = await call(ctx.app, AlarmPath.ack, { ids: [ownNow.data.list[0].id] }, { token: sA.token });
       expect(ack.code).toBe(ErrorCode.ALARM_NOT_FOUND);
       expect(
-        (await call(ctx.app, AlarmPath.ack, { ids: [ownNow.data.list[0].id] }, { token: sB.token })).code,
+        (
+          await call(
+            ctx.app,
+            endpoints.alarm.ack.path,
+            { ids: [ownNow.data.list[0].id] },
+            { token: sB.token },
+          )
+        ).code,
       ).toBe(0);
     });
 
@@ -717,22 +800,34 @@ describe.each(engines)('alarms on %s', (engine) => {
       const s = await signIn(ctx.app, clerk.account, clerk.password);
       const list = await call(
         ctx.app,
-        AlarmPath.outboxList,
+        endpoints.mail.outboxList.path,
         { keyword: tag, pageSize: 50 },
         { token: s.token },
       );
       expect(list.code).toBe(0);
       expect(list.data.list.map((m: { id: number }) => m.id).sort()).toEqual([own.id, same.id].sort());
       expect(list.data.total).toBe(2);
-      const hidden = await call(ctx.app, AlarmPath.outboxDetail, { id: elsewhere.id }, { token: s.token });
+      const hidden = await call(
+        ctx.app,
+        endpoints.mail.outboxDetail.path,
+        { id: elsewhere.id },
+        { token: s.token },
+      );
       expect(hidden.code).toBe(ErrorCode.MAIL_NOT_FOUND);
-      expect((await call(ctx.app, AlarmPath.outboxDetail, { id: same.id }, { token: s.token })).code).toBe(0);
+      expect(
+        (await call(ctx.app, endpoints.mail.outboxDetail.path, { id: same.id }, { token: s.token })).code,
+      ).toBe(0);
       // Self scope: only one's own mail.
       await db.update(role).set({ dataScope: 'self' }).where(eq(role.id, roleId));
-      const self = await call(ctx.app, AlarmPath.outboxList, { keyword: tag }, { token: s.token });
+      const self = await call(ctx.app, endpoints.mail.outboxList.path, { keyword: tag }, { token: s.token });
       expect(self.data.list.map((m: { id: number }) => m.id)).toEqual([own.id]);
       // A company administrator sees all three.
-      const admin = await call(ctx.app, AlarmPath.outboxList, { keyword: tag }, { token: sA.token });
+      const admin = await call(
+        ctx.app,
+        endpoints.mail.outboxList.path,
+        { keyword: tag },
+        { token: sA.token },
+      );
       expect(admin.data.total).toBe(3);
       await db.delete(mailOutbox).where(sql`to_address LIKE ${`${tag}%`}`);
     });
@@ -744,12 +839,12 @@ describe.each(engines)('alarms on %s', (engine) => {
         { deviceId: gwA, ts: old, kind: 'produce', code: c, level: 'warning', content: 'long ago' },
         { deviceId: gwA, ts: old + 1000, kind: 'disappear', code: c, level: 'warning', content: 'gone' },
       ]);
-      const recent = await call(ctx.app, AlarmPath.historyList, { code: c }, { token: sA.token });
+      const recent = await call(ctx.app, endpoints.alarm.historyList.path, { code: c }, { token: sA.token });
       expect(recent.code).toBe(0);
       expect(recent.data.total).toBe(0);
       const ranged = await call(
         ctx.app,
-        AlarmPath.historyList,
+        endpoints.alarm.historyList.path,
         { code: c, range: { startMs: old - 86_400_000, endMs: Date.now() } },
         { token: sA.token },
       );
@@ -772,9 +867,9 @@ describe.each(engines)('alarms on %s', (engine) => {
       await events(gwA, [
         { deviceId: bmsA, ts: t, kind: 'produce', code: c, level: 'fault', content: 'raised' },
       ]);
-      const active = await call(ctx.app, AlarmPath.activeList, { code: c }, { token: sA.token });
+      const active = await call(ctx.app, endpoints.alarm.activeList.path, { code: c }, { token: sA.token });
       expect(active.data.total).toBe(0);
-      const history = await call(ctx.app, AlarmPath.historyList, { code: c }, { token: sA.token });
+      const history = await call(ctx.app, endpoints.alarm.historyList.path, { code: c }, { token: sA.token });
       expect(history.data.list.map((h: { type: string }) => h.type)).toEqual(['disappear', 'produce']);
       const [d, p] = history.data.list;
       expect(d.alarmId).not.toBeNull();
@@ -788,7 +883,7 @@ describe.each(engines)('alarms on %s', (engine) => {
       await events(gwA, [
         { deviceId: bmsA, ts: t + 9000, kind: 'produce', code: c, level: 'fault', content: 'again' },
       ]);
-      const again = await call(ctx.app, AlarmPath.activeList, { code: c }, { token: sA.token });
+      const again = await call(ctx.app, endpoints.alarm.activeList.path, { code: c }, { token: sA.token });
       expect(again.data.list.map((a: { content: string }) => a.content)).toEqual(['again']);
     });
 
@@ -971,7 +1066,7 @@ describe.each(engines)('alarms on %s', (engine) => {
       await job.runOnce(); // only the 4xx is tried again
       await job.stop();
       await close(smtp.server);
-      const list = await call(ctx.app, AlarmPath.outboxList, { keyword: tag }, { token: sA.token });
+      const list = await call(ctx.app, endpoints.mail.outboxList.path, { keyword: tag }, { token: sA.token });
       const byId = new Map(list.data.list.map((m: { id: number }) => [m.id, m]));
       expect(byId.get(nobody.id)).toMatchObject({ state: 'failed', attempts: 1, nextAttemptAt: null });
       expect((byId.get(nobody.id) as { lastError: string }).lastError).toContain('No such user');

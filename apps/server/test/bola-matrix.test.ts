@@ -17,19 +17,7 @@
  * routes are the platform operator's (menus are global): there the owner is the platform.
  */
 
-import {
-  AlarmPath,
-  COMPANY_KINDS,
-  type CompanyKind,
-  companyPath,
-  ErrorCode,
-  ExportPath,
-  errorMessage,
-  MonitorPath,
-  OrgPath,
-  SiteMonitorPath,
-  TouPath,
-} from '@ess/contract';
+import { COMPANY_KINDS, type CompanyKind, ErrorCode, endpoints, errorMessage } from '@ess/contract';
 import { eq, inArray, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMenus, forgetMenus, holdableMenus } from '../src/access/menu-access';
@@ -263,24 +251,24 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   };
 
   const companyCases = (kind: CompanyKind): Record<string, RouteCase> => ({
-    [companyPath(kind, 'pageList')]: {
+    [endpoints[kind].pageList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `sub-${kind}-`,
       a: SEES,
       b: HIDDEN,
       e: HIDDEN,
     },
-    [companyPath(kind, 'save')]: {
+    [endpoints[kind].save.path]: {
       body: () => ({ name: fresh(`new-${kind}`), parentId: A }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: OK,
     },
-    [companyPath(kind, 'update')]: {
+    [endpoints[kind].update.path]: {
       body: async () => ({ id: sub[kind], name: await nameOf(company, sub[kind]) }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
-    [companyPath(kind, 'status')]: {
+    [endpoints[kind].status.path]: {
       body: async () => ({ id: await addSubCompany(kind), status: 'disabled' }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.COMPANY_NOT_FOUND),
@@ -318,31 +306,31 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       d: SEES,
     },
     // Real-time data and history: devices and sites outside scope answer 3030 / 3036.
-    [MonitorPath.realtimeOptions]: {
+    [endpoints.monitor.realtimeOptions.path]: {
       body: () => ({}),
       marker: () => `${M}-site-main`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [MonitorPath.historyOptions]: {
+    [endpoints.monitor.historyOptions.path]: {
       body: () => ({ siteId: siteA }),
       marker: () => `${M}-gw`,
       a: SEES,
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: SEES,
     },
-    [MonitorPath.realtime]: {
+    [endpoints.monitor.realtime.path]: {
       body: () => ({ deviceId: gatewayA }),
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
     },
-    [MonitorPath.realtimeTrend]: {
+    [endpoints.monitor.realtimeTrend.path]: {
       body: () => ({ deviceId: gatewayA, point: 'soc_pct' }),
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
     },
-    [MonitorPath.history]: {
+    [endpoints.monitor.history.path]: {
       body: () => ({
         series: [{ deviceId: gatewayA, point: 'soc_pct' }],
         startMs: Date.now() - 86_400_000,
@@ -351,7 +339,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
     },
-    [MonitorPath.compare]: {
+    [endpoints.monitor.compare.path]: {
       body: () => ({
         deviceId: gatewayA,
         point: 'soc_pct',
@@ -361,7 +349,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
     },
-    [MonitorPath.energy]: {
+    [endpoints.monitor.energy.path]: {
       body: () => ({
         siteId: siteA,
         granularity: 'day',
@@ -372,14 +360,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: OK,
     },
     // Site monitoring: sites in scope; a site outside it answers 3036.
-    [SiteMonitorPath.sites]: {
+    [endpoints.siteMonitor.sites.path]: {
       body: () => ({}),
       marker: () => `${M}-site-main`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [SiteMonitorPath.site]: {
+    [endpoints.siteMonitor.site.path]: {
       body: () => ({ siteId: siteA }),
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: OK,
@@ -414,7 +402,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
     },
-    [OrgPath.menuSave]: {
+    [endpoints.menu.save.path]: {
       owner: 'platform',
       body: () => ({
         type: 'directory',
@@ -425,7 +413,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
     },
-    [OrgPath.menuUpdate]: {
+    [endpoints.menu.update.path]: {
       owner: 'platform',
       body: () => ({
         id: customMenu,
@@ -437,7 +425,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
     },
-    [OrgPath.menuDelete]: {
+    [endpoints.menu.delete.path]: {
       owner: 'platform',
       body: async () => ({ id: await addCustomMenu() }),
       b: code(ErrorCode.NO_PERMISSION),
@@ -495,7 +483,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     },
 
     ...Object.assign({}, ...COMPANY_KINDS.map(companyCases)),
-    [OrgPath.companyOptions]: {
+    [endpoints.company.options.path]: {
       body: () => ({}),
       marker: () => `${M}-sub-`,
       a: SEES,
@@ -503,58 +491,58 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: HIDDEN,
       d: SEES, // its role has no menus but the default data scope (own company and sub-companies)
     },
-    [OrgPath.agentDevices]: {
+    [endpoints.agent.devices.path]: {
       body: () => ({ agentId: sub.agent }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
-    [OrgPath.agentAssignDevices]: {
+    [endpoints.agent.assignDevices.path]: {
       body: async () => ({ agentId: sub.agent, deviceIds: [await addDevice(null)] }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
-    [OrgPath.agentUnassignDevices]: {
+    [endpoints.agent.unassignDevices.path]: {
       body: async () => ({ agentId: sub.agent, deviceIds: [await addDevice(null, sub.agent)] }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
 
-    [OrgPath.departmentList]: {
+    [endpoints.department.list.path]: {
       body: () => ({ companyId: A }),
       marker: () => `${M}-dept-main`,
       a: SEES,
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: HIDDEN,
     },
-    [OrgPath.departmentSave]: {
+    [endpoints.department.save.path]: {
       body: () => ({ companyId: A, parentId: deptA, name: fresh('dept') }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
     },
-    [OrgPath.departmentUpdate]: {
+    [endpoints.department.update.path]: {
       body: () => ({ id: deptA, name: `${M}-dept-main` }),
       b: code(ErrorCode.DEPARTMENT_NOT_FOUND),
       e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
     },
-    [OrgPath.departmentDelete]: {
+    [endpoints.department.delete.path]: {
       body: async () => ({ id: await addDepartment(A, fresh('dept'), deptA) }),
       b: code(ErrorCode.DEPARTMENT_NOT_FOUND),
       e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
     },
 
-    [OrgPath.employeePageList]: {
+    [endpoints.employee.pageList.path]: {
       body: () => ({ pageSize: 500, companyId: A }),
       marker: () => `${M}-emp-main`,
       a: SEES,
       b: HIDDEN,
       e: HIDDEN,
     },
-    [OrgPath.employeeDetail]: {
+    [endpoints.employee.detail.path]: {
       body: () => ({ id: employeeA }),
       b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
       e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
     },
-    [OrgPath.employeeSave]: {
+    [endpoints.employee.save.path]: {
       body: () => ({
         account: fresh('acct'),
         password: browserPasswordDigest('secret1'),
@@ -565,41 +553,41 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: code(ErrorCode.DEPARTMENT_NOT_FOUND),
     },
-    [OrgPath.employeeUpdate]: {
+    [endpoints.employee.update.path]: {
       body: () => ({ id: employeeA, name: `${M}-emp-main`, departmentId: deptA, roleIds: [roleA] }),
       b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
       e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
     },
-    [OrgPath.employeeStatus]: {
+    [endpoints.employee.status.path]: {
       body: async () => ({ id: await addPlainEmployee(), status: 'disabled' }),
       b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
       e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
     },
-    [OrgPath.employeeDelete]: {
+    [endpoints.employee.delete.path]: {
       body: async () => ({ id: await addPlainEmployee() }),
       b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
       e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
     },
-    [OrgPath.employeeResetPassword]: {
+    [endpoints.employee.resetPassword.path]: {
       body: async () => ({ id: await addPlainEmployee(), password: browserPasswordDigest('secret2') }),
       b: code(ErrorCode.EMPLOYEE_NOT_FOUND),
       e: code(ErrorCode.EMPLOYEE_NOT_FOUND),
     },
 
-    [OrgPath.rolePageList]: {
+    [endpoints.role.pageList.path]: {
       body: () => ({ pageSize: 500, companyId: A }),
       marker: () => `${M}-role-main`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [OrgPath.roleMenuOptions]: {
+    [endpoints.role.menuOptions.path]: {
       body: () => ({ companyId: A }),
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: OK,
     },
-    [OrgPath.roleDetail]: { body: () => ({ id: roleA }), b: code(ErrorCode.ROLE_NOT_FOUND), e: OK },
-    [OrgPath.roleSave]: {
+    [endpoints.role.detail.path]: { body: () => ({ id: roleA }), b: code(ErrorCode.ROLE_NOT_FOUND), e: OK },
+    [endpoints.role.save.path]: {
       body: () => ({
         name: fresh('role'),
         code: `r${++n}${M}`.replace(/-/g, '_').slice(0, 32),
@@ -609,7 +597,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.COMPANY_NOT_FOUND),
       e: OK,
     },
-    [OrgPath.roleUpdate]: {
+    [endpoints.role.update.path]: {
       body: async () => {
         const id = await addRole(db, { companyId: A, menuIds: [120] });
         return {
@@ -623,58 +611,62 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.ROLE_NOT_FOUND),
       e: OK,
     },
-    [OrgPath.roleDelete]: {
+    [endpoints.role.delete.path]: {
       body: async () => ({ id: await addRole(db, { companyId: A, menuIds: [120] }) }),
       b: code(ErrorCode.ROLE_NOT_FOUND),
       e: OK,
     },
-    [OrgPath.roleCopy]: {
+    [endpoints.role.copy.path]: {
       body: () => ({ id: roleA, name: fresh('copy'), code: `c${++n}${M}`.replace(/-/g, '_').slice(0, 32) }),
       b: code(ErrorCode.ROLE_NOT_FOUND),
       e: OK,
     },
 
-    [TouPath.pageList]: {
+    [endpoints.tou.pageList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-tou-main`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [TouPath.detail]: { body: () => ({ id: schemeA }), b: code(ErrorCode.TOU_SCHEME_NOT_FOUND), e: OK },
-    [TouPath.save]: {
-      body: () => ({ companyId: A, name: fresh('tou'), document: validScheme() }),
-      b: code(ErrorCode.COMPANY_NOT_FOUND),
-      e: OK,
-    },
-    [TouPath.update]: {
-      body: async () => ({ id: await addScheme(), version: 1, name: fresh('tou'), document: validScheme() }),
-      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
-      e: OK,
-    },
-    [TouPath.delete]: {
-      body: async () => ({ id: await addScheme() }),
-      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
-      e: OK,
-    },
-    [TouPath.assign]: {
-      body: () => ({ id: schemeA, siteIds: [siteA] }),
-      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
-      e: OK,
-    },
-    [TouPath.pushStatus]: {
+    [endpoints.tou.detail.path]: {
       body: () => ({ id: schemeA }),
       b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
       e: OK,
     },
-    [TouPath.push]: {
+    [endpoints.tou.save.path]: {
+      body: () => ({ companyId: A, name: fresh('tou'), document: validScheme() }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.tou.update.path]: {
+      body: async () => ({ id: await addScheme(), version: 1, name: fresh('tou'), document: validScheme() }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.tou.delete.path]: {
+      body: async () => ({ id: await addScheme() }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.tou.assign.path]: {
+      body: () => ({ id: schemeA, siteIds: [siteA] }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.tou.pushStatus.path]: {
+      body: () => ({ id: schemeA }),
+      b: code(ErrorCode.TOU_SCHEME_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.tou.push.path]: {
       // siteA runs schemeA; its EMS never connected.
       body: () => ({ siteId: siteA }),
       a: code(ErrorCode.DEVICE_NOT_CONNECTED),
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: code(ErrorCode.DEVICE_NOT_CONNECTED),
     },
-    [ExportPath.sites]: {
+    [endpoints.export.sites.path]: {
       body: async () => {
         await agentGateway();
         return { agentId: sub.agent };
@@ -685,14 +677,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       // Scope "self" is the own company only: the agent sub-company is out of sight.
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
-    [ExportPath.devices]: {
+    [endpoints.export.devices.path]: {
       body: () => ({ siteId: siteA }),
       marker: () => `${M}-gw`,
       a: SEES,
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: SEES,
     },
-    [ExportPath.xlsx]: {
+    [endpoints.export.xlsx.path]: {
       // Agent, site and device exist for the owner; nothing chosen to export → 3130 (no file).
       body: async () => ({
         agentId: sub.agent,
@@ -708,7 +700,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: code(ErrorCode.COMPANY_NOT_FOUND),
     },
 
-    [OrgPath.logPageList]: {
+    [endpoints.log.pageList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-logged`,
       a: SEES,
@@ -716,26 +708,26 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: SEES,
     },
 
-    [AlarmPath.activeList]: {
+    [endpoints.alarm.activeList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-alarm`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [AlarmPath.historyList]: {
+    [endpoints.alarm.historyList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-alarm`,
       a: SEES,
       b: HIDDEN,
       e: SEES,
     },
-    [AlarmPath.ack]: {
+    [endpoints.alarm.ack.path]: {
       body: async () => ({ ids: [await addAlarm()] }),
       b: code(ErrorCode.ALARM_NOT_FOUND),
       e: OK,
     },
-    [AlarmPath.filterOptions]: {
+    [endpoints.alarm.filterOptions.path]: {
       body: () => ({}),
       marker: () => `${M}-site-main`,
       a: SEES,
@@ -744,14 +736,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     },
     // The outbox follows the department part of the data scope: a self-scoped caller sees only
     // mails to itself, not A's mail to someone else.
-    [AlarmPath.outboxList]: {
+    [endpoints.mail.outboxList.path]: {
       body: () => ({ pageSize: 500 }),
       marker: () => `${M}-mail`,
       a: SEES,
       b: HIDDEN,
       e: HIDDEN,
     },
-    [AlarmPath.outboxDetail]: {
+    [endpoints.mail.outboxDetail.path]: {
       body: () => ({ id: mailA }),
       b: code(ErrorCode.MAIL_NOT_FOUND),
       e: code(ErrorCode.MAIL_NOT_FOUND),

@@ -6,7 +6,7 @@
  * kWh across both 2026 DST changes, and "today" is the same on the dashboard, site monitoring,
  * history energy, the export and the big screens.
  */
-import { DashboardPath, ExportPath, MonitorPath, ScreenPath, SiteMonitorPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe.each(engines)('daily energy on %s', (engine) => {
   async function energyBars(startMs: number, endMs: number) {
     const r = await call(
       ctx.app,
-      MonitorPath.energy,
+      endpoints.monitor.energy.path,
       { siteId, granularity: 'day', startMs, endMs },
       { token: admin.token },
     );
@@ -74,7 +74,7 @@ describe.each(engines)('daily energy on %s', (engine) => {
   async function exportRows(startMs: number, endMs: number) {
     const response = await ctx.app.inject({
       method: 'POST',
-      url: ExportPath.xlsx,
+      url: endpoints.export.xlsx.path,
       payload: {
         agentId,
         siteId,
@@ -215,20 +215,20 @@ describe.each(engines)('daily energy on %s', (engine) => {
 
   it('today’s kWh is the same on the dashboard, site monitoring, history, export and big screens', async () => {
     const opts = { token: admin.token };
-    const dashboard = await call(ctx.app, DashboardPath.overview, {}, opts);
+    const dashboard = await call(ctx.app, endpoints.dashboard.overview.path, {}, opts);
     expect(dashboard.data.sites.find((s: { siteId: number }) => s.siteId === siteId)).toMatchObject({
       todayChargeKwh: 42,
       todayDischargeKwh: 21,
     });
-    const monitor = await call(ctx.app, SiteMonitorPath.site, { siteId }, opts);
+    const monitor = await call(ctx.app, endpoints.siteMonitor.site.path, { siteId }, opts);
     expect(monitor.data.site).toMatchObject({ todayChargeKwh: 42, todayDischargeKwh: 21 });
     const bars = await energyBars(todayStart, Date.now());
     expect(bars.map((b) => b.slice(1))).toEqual([[42, 21]]);
     const exported = await exportRows(todayStart, Date.now());
     expect(exported.map((r) => r.slice(1))).toEqual([[42, 21]]);
-    const screen = await call(ctx.app, ScreenPath.site, { siteId }, opts);
+    const screen = await call(ctx.app, endpoints.screen.site.path, { siteId }, opts);
     expect(screen.data.today).toMatchObject({ chargeKwh: 42, dischargeKwh: 21 });
-    const cockpit = await call(ctx.app, ScreenPath.cockpit, {}, opts);
+    const cockpit = await call(ctx.app, endpoints.screen.cockpit.path, {}, opts);
     expect(cockpit.data.siteList.find((s: { siteId: number }) => s.siteId === siteId)).toMatchObject({
       todayChargeKwh: 42,
       todayDischargeKwh: 21,

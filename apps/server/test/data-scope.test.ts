@@ -8,7 +8,7 @@
  * of A: D1 > D2 > D3, and D4; X has DX. Callers sit in A (in D2 unless said otherwise).
  */
 import type { DataScopeKind } from '@ess/contract';
-import { OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -264,37 +264,37 @@ describe.each(engines)('data scope on %s', (engine) => {
 
     it('self: employee/pageList answers only oneself, department/departmentList only one’s department', async () => {
       const { staff, token } = await signInWith('self');
-      const employees = await api(token, OrgPath.employeePageList, { pageSize: 500 });
+      const employees = await api(token, endpoints.employee.pageList.path, { pageSize: 500 });
       expect(employees.code).toBe(0);
       expect(employees.data.total).toBe(1);
       expect(employees.data.list.map((e: { id: number }) => e.id)).toEqual([staff.employeeId]);
-      const underD1 = await api(token, OrgPath.employeePageList, { departmentId: D1 });
+      const underD1 = await api(token, endpoints.employee.pageList.path, { departmentId: D1 });
       expect(underD1.data.list.map((e: { id: number }) => e.id)).toEqual([staff.employeeId]);
-      const departments = await api(token, OrgPath.departmentList, {});
+      const departments = await api(token, endpoints.department.list.path, {});
       expect(departments.code).toBe(0);
       expect(departments.data.list.map((d: { id: number }) => d.id)).toEqual([D2]);
       // A colleague of the same department does not exist for it.
       const colleague = members.find((m) => m.departmentId === D2 && m.id !== staff.employeeId)!;
-      expect((await api(token, OrgPath.employeeDetail, { id: colleague.id })).code).toBe(5051);
+      expect((await api(token, endpoints.employee.detail.path, { id: colleague.id })).code).toBe(5051);
     });
 
     it('department: employee/pageList answers the own department’s employees', async () => {
       const { token } = await signInWith('department');
-      const employees = await api(token, OrgPath.employeePageList, { pageSize: 500 });
+      const employees = await api(token, endpoints.employee.pageList.path, { pageSize: 500 });
       expect(sorted(employees.data.list.map((e: { id: number }) => e.id))).toEqual(
         employeesWhere((m) => m.departmentId === D2),
       );
-      const departments = await api(token, OrgPath.departmentList, {});
+      const departments = await api(token, endpoints.department.list.path, {});
       expect(departments.data.list.map((d: { id: number }) => d.id)).toEqual([D2]);
     });
 
     it('company: employee/pageList answers the company tree, not a company beside it', async () => {
       const { token } = await signInWith('company');
-      const employees = await api(token, OrgPath.employeePageList, { pageSize: 500 });
+      const employees = await api(token, endpoints.employee.pageList.path, { pageSize: 500 });
       expect(sorted(employees.data.list.map((e: { id: number }) => e.id))).toEqual(
         employeesWhere((m) => [A, O, O2].includes(m.companyId)),
       );
-      expect((await api(token, OrgPath.departmentList, { companyId: X })).code).toBe(6000);
+      expect((await api(token, endpoints.department.list.path, { companyId: X })).code).toBe(6000);
     });
   });
 });

@@ -11,14 +11,7 @@
  * Reply timeouts are injected (short), and every wait is for an event, never a fixed sleep.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  type CommandPayload,
-  type DeliveryKindName,
-  deviceTopic,
-  ErrorCode,
-  RegistryPath,
-  TouPath,
-} from '@ess/contract';
+import { type CommandPayload, type DeliveryKindName, deviceTopic, ErrorCode, endpoints } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -168,8 +161,8 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
     ctx = await createTestApp(engine);
     token = (await signIn(ctx.app)).token;
     const api = (path: string, body: object) => call(ctx.app, path, body, { token });
-    const site = await api(RegistryPath.siteSave, { code: `DS-${tag}`, name: `Delivery ${tag}` });
-    const ems = await api(RegistryPath.deviceSave, {
+    const site = await api(endpoints.site.save.path, { code: `DS-${tag}`, name: `Delivery ${tag}` });
+    const ems = await api(endpoints.device.save.path, {
       siteId: site.data.id,
       sn: `EMS-DS-${tag}`,
       type: 'ems',
@@ -367,14 +360,14 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
     second?.start(transports[1]!);
     const scheme = await call(
       ctx.app,
-      TouPath.save,
+      endpoints.tou.save.path,
       { name: `live-${tag}`, document: validScheme() },
       { token },
     );
     expect(scheme.code, scheme.msg).toBe(0);
     const assigned = await call(
       ctx.app,
-      TouPath.assign,
+      endpoints.tou.assign.path,
       { id: scheme.data.id, siteIds: [target.siteId] },
       { token },
     );

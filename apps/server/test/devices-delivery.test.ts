@@ -6,7 +6,7 @@
  * them: all stored, the API still answers) and oversized payloads (dropped and counted, the
  * connection stays).
  */
-import { type CommandPayload, DashboardPath, deviceTopic, MAX_PAYLOAD_BYTES } from '@ess/contract';
+import { type CommandPayload, deviceTopic, endpoints, MAX_PAYLOAD_BYTES } from '@ess/contract';
 import { and, eq, sql } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -266,7 +266,7 @@ describe.each(engines)('device delivery rules on %s', (engine) => {
     // The API answers while the flood is being stored.
     const answers: number[] = [];
     while (flooding) {
-      const response = await call(ctx.app, DashboardPath.overview, {}, { token });
+      const response = await call(ctx.app, endpoints.dashboard.overview.path, {}, { token });
       answers.push(response.code);
     }
     await flood;

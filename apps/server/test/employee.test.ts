@@ -2,7 +2,7 @@
  * The signed-in employee's own settings (spec §4, §5, §7): `employee/updatePassword`,
  * `employee/getEmail`, `employee/updateEmail`.
  */
-import { ApiPath, emailSettingsSchema } from '@ess/contract';
+import { emailSettingsSchema, endpoints } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { employee, userAccount } from '../src/core/db/schema';
@@ -31,7 +31,7 @@ describe.each(engines)('employee settings on %s', (engine) => {
   const changePassword = (token: string, old: string, next: string, confirm = next, lang?: 'zh' | 'en') =>
     call(
       ctx.app,
-      ApiPath.updatePassword,
+      endpoints.account.updatePassword.path,
       {
         userInfo: { userId: 1, name: 'ignored' },
         oldPassword: digest(old),
@@ -41,8 +41,13 @@ describe.each(engines)('employee settings on %s', (engine) => {
       { token, ...(lang ? { lang } : {}) },
     );
   const loginCode = async (account: string, password: string) =>
-    (await call(ctx.app, ApiPath.login, { account, password: digest(password), terminalId: terminal() }))
-      .code;
+    (
+      await call(ctx.app, endpoints.user.login.path, {
+        account,
+        password: digest(password),
+        terminalId: terminal(),
+      })
+    ).code;
   const storedHash = async (userId: number) =>
     (await db().select().from(userAccount).where(eq(userAccount.id, userId)))[0]!;
 
@@ -118,12 +123,12 @@ describe.each(engines)('employee settings on %s', (engine) => {
       const caller = await signInStaff(staff);
       const other = await signInStaff(staff);
       const terminalId = terminal();
-      const login = await call(ctx.app, ApiPath.login, {
+      const login = await call(ctx.app, endpoints.user.login.path, {
         account: staff.account,
         password: digest(staff.password),
         terminalId,
       });
-      const inSecond = await call(ctx.app, ApiPath.getUserInfo, {
+      const inSecond = await call(ctx.app, endpoints.user.getUserInfo.path, {
         userId: staff.userId,
         companyId: second.id,
         terminalId,
@@ -134,14 +139,14 @@ describe.each(engines)('employee settings on %s', (engine) => {
 
       expect((await changePassword(caller.token, staff.password, 'brand-new-3')).code).toBe(0);
 
-      const probe = (token: string) => call(ctx.app, ApiPath.getEmail, {}, { token });
+      const probe = (token: string) => call(ctx.app, endpoints.account.getEmail.path, {}, { token });
       expect((await probe(caller.token)).code).toBe(0);
       expect((await probe(other.token)).code).toBe(50012);
       expect((await probe(inSecond.data.token)).code).toBe(50012);
       expect((await sessionOfToken(db(), other.token))?.revokeReason).toBe('password-changed');
       expect(
         (
-          await call(ctx.app, ApiPath.refreshToken, {
+          await call(ctx.app, endpoints.user.refreshToken.path, {
             userId: other.userId,
             terminalId: other.terminalId,
             refreshToken: other.refreshToken,
@@ -160,20 +165,21 @@ describe.each(engines)('employee settings on %s', (engine) => {
       ['oldPassword', { ...good, oldPassword: 'plain text password' }],
     ])('answers -100 naming %s for a bad body', async (field, body) => {
       const s = await signIn(ctx.app);
-      const answer = await call(ctx.app, ApiPath.updatePassword, body, { token: s.token });
+      const answer = await call(ctx.app, endpoints.account.updatePassword.path, body, { token: s.token });
       expect(answer.code).toBe(-100);
       expect(answer.msg).toContain(`${field}:`);
     });
 
     it('needs a token', async () => {
-      expect((await call(ctx.app, ApiPath.updatePassword, good)).code).toBe(9999);
+      expect((await call(ctx.app, endpoints.account.updatePassword.path, good)).code).toBe(9999);
     });
   });
 
   describe('employee/getEmail and employee/updateEmail', () => {
-    const getEmail = (token: string) => call(ctx.app, ApiPath.getEmail, { userInfo: {} }, { token });
+    const getEmail = (token: string) =>
+      call(ctx.app, endpoints.account.getEmail.path, { userInfo: {} }, { token });
     const updateEmail = (token: string, body: object, lang?: 'zh' | 'en') =>
-      call(ctx.app, ApiPath.updateEmail, body, { token, ...(lang ? { lang } : {}) });
+      call(ctx.app, endpoints.account.updateEmail.path, body, { token, ...(lang ? { lang } : {}) });
     const row = async (employeeId: number) =>
       (await db().select().from(employee).where(eq(employee.id, employeeId)))[0]!;
 
@@ -197,7 +203,7 @@ describe.each(engines)('employee settings on %s', (engine) => {
       expect(await row(staff.employeeId)).toMatchObject({ email: 'ops@example.com', isSubAlarm: 'Y' });
       const info = await call(
         ctx.app,
-        ApiPath.getUserInfo,
+        endpoints.user.getUserInfo.path,
         { userId: s.userId, companyId: s.companyId },
         { token: s.token },
       );
@@ -237,10 +243,10 @@ describe.each(engines)('employee settings on %s', (engine) => {
     });
 
     it('both need a token', async () => {
-      expect((await call(ctx.app, ApiPath.getEmail, {})).code).toBe(9999);
-      expect((await call(ctx.app, ApiPath.updateEmail, { email: 'a@b.cn', isSubAlarm: 'Y' })).code).toBe(
-        9999,
-      );
+      expect((await call(ctx.app, endpoints.account.getEmail.path, {})).code).toBe(9999);
+      expect(
+        (await call(ctx.app, endpoints.account.updateEmail.path, { email: 'a@b.cn', isSubAlarm: 'Y' })).code,
+      ).toBe(9999);
     });
   });
   it('guesses at the old password are limited per session: the 11th within a minute answers 5083', async () => {

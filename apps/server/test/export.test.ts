@@ -11,7 +11,7 @@ import {
   ErrorCode,
   EXPORT_MAX_ENTRIES,
   EXPORT_ROWS_HEADER,
-  ExportPath,
+  endpoints,
   errorMessage,
   exportDevicesResponse,
   exportRequest,
@@ -91,7 +91,7 @@ describe.each(engines)('export on %s', (engine) => {
   async function download(body: object, token = admin.token, lang: 'zh' | 'en' = 'zh') {
     return ctx.app.inject({
       method: 'POST',
-      url: ExportPath.xlsx,
+      url: endpoints.export.xlsx.path,
       payload: body,
       headers: {
         'content-type': 'application/json',
@@ -237,7 +237,7 @@ describe.each(engines)('export on %s', (engine) => {
         const issue = checkExportRequest(exportRequest.parse(body), Date.now());
         expect(issue?.code).toBe(expected);
         for (const lang of ['zh', 'en'] as const) {
-          const answer = await call(ctx.app, ExportPath.xlsx, body, { token: admin.token, lang });
+          const answer = await call(ctx.app, endpoints.export.xlsx.path, body, { token: admin.token, lang });
           expect(answer).toEqual({
             code: expected,
             msg: errorMessage(expected, lang, issue!.params),
@@ -260,13 +260,13 @@ describe.each(engines)('export on %s', (engine) => {
     it('the first missing prerequisite is named, in form order', async () => {
       const answer = await call(
         ctx.app,
-        ExportPath.xlsx,
+        endpoints.export.xlsx.path,
         { agentId, startMs: null, endMs: null, siteId: null, type: null, deviceIds: [], items: [] },
         { token: admin.token, lang: 'en' },
       );
       expect(answer.code).toBe(ErrorCode.EXPORT_TIME_REQUIRED);
       expect(answer.msg).toBe('Please choose the time first');
-      const empty = await call(ctx.app, ExportPath.xlsx, {}, { token: admin.token });
+      const empty = await call(ctx.app, endpoints.export.xlsx.path, {}, { token: admin.token });
       expect(empty.code).toBe(ErrorCode.EXPORT_AGENT_REQUIRED);
       expect(empty.msg).toBe('请先选择代理商');
     });
@@ -288,18 +288,28 @@ describe.each(engines)('export on %s', (engine) => {
 
   describe('scope', () => {
     it('sites of an agent: its companies’ sites only; another company’s caller gets 6000', async () => {
-      const list = await call(ctx.app, ExportPath.sites, { agentId }, { token: admin.token });
+      const list = await call(ctx.app, endpoints.export.sites.path, { agentId }, { token: admin.token });
       expect(list.code).toBe(0);
       const sites = conforms(exportSitesResponse, list.data).list;
       expect(sites.map((s) => s.id)).toEqual([siteId]);
-      const agentOwn = await call(ctx.app, ExportPath.sites, { agentId }, { token: agentAdmin.token });
+      const agentOwn = await call(
+        ctx.app,
+        endpoints.export.sites.path,
+        { agentId },
+        { token: agentAdmin.token },
+      );
       expect(agentOwn.data.list.map((s: { id: number }) => s.id)).toEqual([siteId]);
-      const other = await call(ctx.app, ExportPath.sites, { agentId }, { token: otherAdmin.token });
+      const other = await call(
+        ctx.app,
+        endpoints.export.sites.path,
+        { agentId },
+        { token: otherAdmin.token },
+      );
       expect(other).toEqual({ code: 6000, msg: errorMessage(6000, 'zh'), data: null });
       // The agent's own administrator cannot see the other agent (a sibling company).
       const sibling = await call(
         ctx.app,
-        ExportPath.sites,
+        endpoints.export.sites.path,
         { agentId: otherAgentId },
         { token: agentAdmin.token },
       );
@@ -307,22 +317,37 @@ describe.each(engines)('export on %s', (engine) => {
     });
 
     it('a site with a device assigned to the agent is among its sites', async () => {
-      const before = await call(ctx.app, ExportPath.sites, { agentId: otherAgentId }, { token: admin.token });
+      const before = await call(
+        ctx.app,
+        endpoints.export.sites.path,
+        { agentId: otherAgentId },
+        { token: admin.token },
+      );
       expect(before.data.list.map((s: { id: number }) => s.id)).toEqual([otherSiteId]);
       await db.execute(sql`UPDATE device SET agent_id = ${otherAgentId} WHERE id = ${meters[0]!}`);
-      const after = await call(ctx.app, ExportPath.sites, { agentId: otherAgentId }, { token: admin.token });
+      const after = await call(
+        ctx.app,
+        endpoints.export.sites.path,
+        { agentId: otherAgentId },
+        { token: admin.token },
+      );
       expect(after.data.list.map((s: { id: number }) => s.id).sort()).toEqual([siteId, otherSiteId].sort());
       await db.execute(sql`UPDATE device SET agent_id = NULL WHERE id = ${meters[0]!}`);
     });
 
     it('devices of a site: listed for the caller in scope, 3036 for anyone else', async () => {
-      const list = await call(ctx.app, ExportPath.devices, { siteId }, { token: agentAdmin.token });
+      const list = await call(
+        ctx.app,
+        endpoints.export.devices.path,
+        { siteId },
+        { token: agentAdmin.token },
+      );
       const devices = conforms(exportDevicesResponse, list.data).list;
       expect(devices.map((d) => d.type).slice(0, 3)).toEqual(['ems', 'pcs', 'bms']);
       expect(devices).toHaveLength(3 + EXPORT_MAX_ENTRIES);
       const other = await call(
         ctx.app,
-        ExportPath.devices,
+        endpoints.export.devices.path,
         { siteId },
         { token: otherAdmin.token, lang: 'en' },
       );
@@ -330,11 +355,11 @@ describe.each(engines)('export on %s', (engine) => {
     });
 
     it('export: agent outside scope 6000, site not of the agent 3036, device not on the site 3030', async () => {
-      const outside = await call(ctx.app, ExportPath.xlsx, valid(), { token: otherAdmin.token });
+      const outside = await call(ctx.app, endpoints.export.xlsx.path, valid(), { token: otherAdmin.token });
       expect(outside.code).toBe(ErrorCode.COMPANY_NOT_FOUND);
       const foreignSite = await call(
         ctx.app,
-        ExportPath.xlsx,
+        endpoints.export.xlsx.path,
         { ...valid(), siteId: otherSiteId },
         {
           token: admin.token,
@@ -343,7 +368,7 @@ describe.each(engines)('export on %s', (engine) => {
       expect(foreignSite.code).toBe(ErrorCode.SITE_NOT_FOUND);
       const foreignDevice = await call(
         ctx.app,
-        ExportPath.xlsx,
+        endpoints.export.xlsx.path,
         { ...valid(), deviceIds: [pcs, otherSiteDevice] },
         { token: admin.token },
       );
@@ -351,7 +376,7 @@ describe.each(engines)('export on %s', (engine) => {
       // Existence comes in form order: a missing type after a foreign site still answers 3036.
       const order = await call(
         ctx.app,
-        ExportPath.xlsx,
+        endpoints.export.xlsx.path,
         { ...valid(), siteId: otherSiteId, type: null },
         {
           token: admin.token,

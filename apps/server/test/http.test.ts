@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { ApiPath } from '@ess/contract';
+import { ALL_ENDPOINTS, endpoints } from '@ess/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
@@ -49,7 +49,7 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
     it.each([
       ['POST', '/api-bms/nope'],
       ['POST', '/api-bms/user/nope?x=1'],
-      ['GET', ApiPath.login],
+      ['GET', endpoints.user.login.path],
       ['GET', '/api-bms/'],
     ] as const)('%s %s answers HTTP 404 with a -100 envelope', async (method, url) => {
       const response = await built.app.inject({ method, url, ...(method === 'POST' ? { payload: {} } : {}) });
@@ -91,7 +91,7 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
     it('calls still work', async () => {
       const response = await notBuilt.app.inject({
         method: 'POST',
-        url: ApiPath.getPermission,
+        url: endpoints.user.getPermission.path,
         payload: {},
       });
       expect(response.json().code).toBe(9999);
@@ -173,13 +173,13 @@ describe.each(engines)('HTTP layer on %s', (engine) => {
       expect(response.statusCode).toBe(200);
       const doc = response.json();
       expect(doc.openapi).toMatch(/^3\./);
-      for (const call of Object.values(ApiPath)) {
+      for (const call of ALL_ENDPOINTS.map((e) => e.path)) {
         expect(doc.paths[call], call).toBeDefined();
         expect(doc.paths[call].post, call).toBeDefined();
       }
-      expect(doc.paths[ApiPath.login].post.requestBody.content['application/json'].schema.required).toEqual(
-        expect.arrayContaining(['account', 'password', 'terminalId']),
-      );
+      expect(
+        doc.paths[endpoints.user.login.path].post.requestBody.content['application/json'].schema.required,
+      ).toEqual(expect.arrayContaining(['account', 'password', 'terminalId']));
     });
 
     it('/api-docs serves the documentation page', async () => {

@@ -3,7 +3,7 @@
  * password alike, 5052 disabled employee, 6001 disabled companies, -100 for bad bodies (field
  * named, zh by default, en on request), and no internals in any message.
  */
-import { ApiPath, ErrorCode, errorMessage, loginResponse } from '@ess/contract';
+import { ErrorCode, endpoints, errorMessage, loginResponse } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../src/access/tokens';
@@ -30,7 +30,7 @@ describe.each(engines)('user/login on %s', (engine) => {
   afterAll(async () => ctx?.close());
 
   const login = (body: unknown, options: { lang?: 'zh' | 'en'; ip?: string } = {}) =>
-    call(ctx.app, ApiPath.login, body, { ip: uniqueIp(), ...options });
+    call(ctx.app, endpoints.user.login.path, body, { ip: uniqueIp(), ...options });
 
   it('answers userId, the companies with names and a login ticket stored for the terminal', async () => {
     const terminalId = terminal();
@@ -196,7 +196,7 @@ describe.each(engines)('user/login on %s', (engine) => {
     expect(answer.msg).toContain('account: 无效输入：期望 string，实际接收 数字');
     const nullBody = await ctx.app.inject({
       method: 'POST',
-      url: ApiPath.login,
+      url: endpoints.user.login.path,
       payload: 'null',
       headers: { 'content-type': 'application/json' },
     });
@@ -218,7 +218,7 @@ describe.each(engines)('user/login on %s', (engine) => {
     for (const lang of ['zh', 'en'] as const) {
       const response = await ctx.app.inject({
         method: 'POST',
-        url: ApiPath.login,
+        url: endpoints.user.login.path,
         ...(payload !== undefined ? { payload } : {}),
         headers: {
           ...(contentType ? { 'content-type': contentType } : {}),

@@ -7,7 +7,7 @@
  * seeded rows may exist; assertions about "every menu" compare with the table itself.
  */
 import {
-  ApiPath,
+  endpoints,
   getLanguageMenuResponse,
   getPermissionResponse,
   type MenuItem,
@@ -49,12 +49,14 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
 
   const byId = (id: number) => rows.find((r) => r.id === id)!;
   const languageMenu = async (token: string, language?: string) => {
-    const answer = await call(ctx.app, ApiPath.getLanguageMenu, language ? { language } : {}, { token });
+    const answer = await call(ctx.app, endpoints.user.getLanguageMenu.path, language ? { language } : {}, {
+      token,
+    });
     expect(answer.code).toBe(0);
     return conforms(getLanguageMenuResponse, answer.data).menuList;
   };
   const permissions = async (token: string) => {
-    const answer = await call(ctx.app, ApiPath.getPermission, {}, { token });
+    const answer = await call(ctx.app, endpoints.user.getPermission.path, {}, { token });
     expect(answer.code).toBe(0);
     return conforms(getPermissionResponse, answer.data).permissions;
   };
@@ -131,7 +133,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
     it.each(['zh', 'fr', 'EN', ''])("answers -100 for language '%s'", async (language) => {
       const answer = await call(
         ctx.app,
-        ApiPath.getLanguageMenu,
+        endpoints.user.getLanguageMenu.path,
         { language },
         { token: adminToken, lang: 'en' },
       );
@@ -188,7 +190,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       expect(ids).toContain(100);
       expect(ids).toContain(120);
       expect(ids).not.toContain(101);
-      expect((await call(ctx.app, ApiPath.menuList, {}, { token: adminToken })).code).toBe(5034);
+      expect((await call(ctx.app, endpoints.menu.list.path, {}, { token: adminToken })).code).toBe(5034);
       const granted = await addStaff(db, {
         companyId: agent,
         roleIds: [await addRole(db, { companyId: agent, menuIds: [101, 120] })],
@@ -213,7 +215,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
       expect(outline(await languageMenu(token, 'en'))).toEqual(['100(101)']);
       expect(await permissions(token)).toEqual(['test:menu:add']);
       // menu/menuList needs system:menu:list, which the button does not give.
-      expect((await call(ctx.app, ApiPath.menuList, {}, { token })).code).toBe(5034);
+      expect((await call(ctx.app, endpoints.menu.list.path, {}, { token })).code).toBe(5034);
     });
 
     it('several roles add up', async () => {
@@ -266,21 +268,21 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
     });
 
     it('needs a token', async () => {
-      expect((await call(ctx.app, ApiPath.getPermission, {})).code).toBe(9999);
+      expect((await call(ctx.app, endpoints.user.getPermission.path, {})).code).toBe(9999);
     });
   });
 
   describe('menu/menuList', () => {
     it('answers 5034 to a role without system:menu:list, in both languages', async () => {
       const token = await staffToken([await addRole(ctx.database.db, { companyId, menuIds: [zdjk] })]);
-      const zh = await call(ctx.app, ApiPath.menuList, {}, { token });
+      const zh = await call(ctx.app, endpoints.menu.list.path, {}, { token });
       expect(zh).toMatchObject({ code: 5034, msg: '没有该操作的权限', data: null });
-      const en = await call(ctx.app, ApiPath.menuList, {}, { token, lang: 'en' });
+      const en = await call(ctx.app, endpoints.menu.list.path, {}, { token, lang: 'en' });
       expect(en.msg).toBe('You do not have permission for this operation');
     });
 
     it('answers every row, buttons included, with both titles, ordered by sort', async () => {
-      const answer = await call(ctx.app, ApiPath.menuList, {}, { token: adminToken });
+      const answer = await call(ctx.app, endpoints.menu.list.path, {}, { token: adminToken });
       expect(answer.code).toBe(0);
       const { list } = conforms(menuListResponse, answer.data);
       expect(list.map((r) => r.id).sort((a, b) => a - b)).toEqual(
@@ -311,7 +313,7 @@ describe.each(engines)('menus and permissions on %s', (engine) => {
     });
 
     it('needs a token', async () => {
-      expect((await call(ctx.app, ApiPath.menuList, {})).code).toBe(9999);
+      expect((await call(ctx.app, endpoints.menu.list.path, {})).code).toBe(9999);
     });
   });
 });

@@ -8,7 +8,7 @@
  * two-period comparison; energy per day and month from the PCS registers. Data enters through
  * the ingest's batch writer (`storeBatch`), as MQTT messages do, so rollups are the real ones.
  */
-import { ErrorCode, errorMessage, MAX_POINTS_PER_SERIES, MonitorPath } from '@ess/contract';
+import { ErrorCode, endpoints, errorMessage, MAX_POINTS_PER_SERIES } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyScope } from '../src/access/company-scope';
@@ -197,7 +197,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
   });
 
   const history = (body: object, token = sA.token, lang: 'zh' | 'en' = 'zh') =>
-    call(ctx.app, MonitorPath.history, body, { token, lang });
+    call(ctx.app, endpoints.monitor.history.path, body, { token, lang });
 
   describe('raw vs rollup, same totals', () => {
     it('answers a day of 1-minute data from raw rows (1440 readings)', async () => {
@@ -358,7 +358,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
       });
       const energy = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, granularity: 'day', startMs: day0, endMs: day0 - 1 },
         { token: sA.token, lang: 'en' },
       );
@@ -426,18 +426,18 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
       );
       expect(foreign).toEqual(missing);
       expect(foreign.code).toBe(ErrorCode.DEVICE_NOT_FOUND);
-      const rt = await call(ctx.app, MonitorPath.realtime, { deviceId: gwA }, { token: sB.token });
+      const rt = await call(ctx.app, endpoints.monitor.realtime.path, { deviceId: gwA }, { token: sB.token });
       expect(rt.code).toBe(ErrorCode.DEVICE_NOT_FOUND);
       const trend = await call(
         ctx.app,
-        MonitorPath.realtimeTrend,
+        endpoints.monitor.realtimeTrend.path,
         { deviceId: gwA, point: 'soc_pct' },
         { token: sB.token },
       );
       expect(trend.code).toBe(ErrorCode.DEVICE_NOT_FOUND);
       const cmp = await call(
         ctx.app,
-        MonitorPath.compare,
+        endpoints.monitor.compare.path,
         {
           deviceId: pcsA,
           point: 'p_kw',
@@ -450,16 +450,21 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     });
 
     it('answers another company’s site as if it did not exist (3036) and lists only own sites', async () => {
-      const opts = await call(ctx.app, MonitorPath.historyOptions, { siteId: siteA }, { token: sB.token });
+      const opts = await call(
+        ctx.app,
+        endpoints.monitor.historyOptions.path,
+        { siteId: siteA },
+        { token: sB.token },
+      );
       expect(opts.code).toBe(ErrorCode.SITE_NOT_FOUND);
       const energy = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, granularity: 'day', startMs: day0, endMs: day0 + DAY },
         { token: sB.token },
       );
       expect(energy.code).toBe(ErrorCode.SITE_NOT_FOUND);
-      const own = await call(ctx.app, MonitorPath.realtimeOptions, {}, { token: sB.token });
+      const own = await call(ctx.app, endpoints.monitor.realtimeOptions.path, {}, { token: sB.token });
       expect(own.data.sites.map((s: { id: number }) => s.id)).toEqual([siteB]);
     });
 
@@ -469,14 +474,24 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
         sViewer.token,
       );
       expect(r.code).toBe(ErrorCode.NO_PERMISSION);
-      const rt = await call(ctx.app, MonitorPath.realtime, { deviceId: gwA }, { token: sViewer.token });
+      const rt = await call(
+        ctx.app,
+        endpoints.monitor.realtime.path,
+        { deviceId: gwA },
+        { token: sViewer.token },
+      );
       expect(rt.code).toBe(0);
     });
   });
 
   describe('real-time', () => {
     it('lists the site’s devices with the points they report, standard order first', async () => {
-      const r = await call(ctx.app, MonitorPath.realtimeOptions, { siteId: siteA }, { token: sA.token });
+      const r = await call(
+        ctx.app,
+        endpoints.monitor.realtimeOptions.path,
+        { siteId: siteA },
+        { token: sA.token },
+      );
       expect(r.code).toBe(0);
       expect(r.data.sites.map((s: { id: number }) => s.id)).toEqual([siteA]);
       const gw = r.data.devices.find((d: { id: number }) => d.id === gwA);
@@ -489,7 +504,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     });
 
     it('answers every point with its value and own report time, the reporting interval and the stale threshold', async () => {
-      const r = await call(ctx.app, MonitorPath.realtime, { deviceId: gwA }, { token: sA.token });
+      const r = await call(ctx.app, endpoints.monitor.realtime.path, { deviceId: gwA }, { token: sA.token });
       expect(r.code).toBe(0);
       expect(r.data.online).toBe(true);
       expect(r.data.intervalMs).toBe(10_000);
@@ -504,7 +519,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
 
     it('reports the gateway offline for a device behind it', async () => {
       await db.update(device).set({ online: false, offlineReason: 'timeout' }).where(eq(device.id, gwA));
-      const r = await call(ctx.app, MonitorPath.realtime, { deviceId: pcsA }, { token: sA.token });
+      const r = await call(ctx.app, endpoints.monitor.realtime.path, { deviceId: pcsA }, { token: sA.token });
       expect(r.data).toMatchObject({ online: false, offlineReason: 'timeout' });
       await db.update(device).set({ online: true, offlineReason: null }).where(eq(device.id, gwA));
     });
@@ -529,7 +544,12 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
         { deviceId: odd!.id, ts: old, points: Object.fromEntries(names.map((n, i) => [n, i])), timezone: TZ },
         { deviceId: odd!.id, ts: recent, points: { p_kw: 1 }, timezone: TZ },
       ]);
-      const r = await call(ctx.app, MonitorPath.realtime, { deviceId: odd!.id }, { token: sA.token });
+      const r = await call(
+        ctx.app,
+        endpoints.monitor.realtime.path,
+        { deviceId: odd!.id },
+        { token: sA.token },
+      );
       expect(r.code).toBe(0);
       const byName = Object.fromEntries(r.data.points.map((p: { name: string }) => [p.name, p]));
       for (const [i, n] of names.entries()) expect(byName[n]).toEqual({ name: n, value: i, ts: old });
@@ -539,7 +559,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     it('answers a point’s last hour from raw rows as the trend', async () => {
       const r = await call(
         ctx.app,
-        MonitorPath.realtimeTrend,
+        endpoints.monitor.realtimeTrend.path,
         { deviceId: gwA, point: 'soc_pct' },
         { token: sViewer.token },
       );
@@ -554,7 +574,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     it('overlays two periods at one resolution', async () => {
       const r = await call(
         ctx.app,
-        MonitorPath.compare,
+        endpoints.monitor.compare.path,
         {
           deviceId: pcsA,
           point: 'p_kw',
@@ -571,7 +591,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
       // A week against a day: both at the week's resolution.
       const w = await call(
         ctx.app,
-        MonitorPath.compare,
+        endpoints.monitor.compare.path,
         {
           deviceId: pcsA,
           point: 'p_kw',
@@ -587,7 +607,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     it('answers charged/discharged kWh per local day from the PCS registers, null on days without readings', async () => {
       const r = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, granularity: 'day', startMs: day0 - 2 * DAY, endMs: day0 + 3 * DAY },
         { token: sA.token },
       );
@@ -604,7 +624,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
       expect(bars[4]).toMatchObject({ chargeKwh: 240, dischargeKwh: 192 });
       const one = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, deviceId: pcsA, granularity: 'day', startMs: day0, endMs: day0 + DAY },
         { token: sA.token },
       );
@@ -613,7 +633,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
       ]);
       const notPcs = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, deviceId: bmsA, granularity: 'day', startMs: day0, endMs: day0 + DAY },
         { token: sA.token },
       );
@@ -623,7 +643,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     it('sums the days of a local month', async () => {
       const r = await call(
         ctx.app,
-        MonitorPath.energy,
+        endpoints.monitor.energy.path,
         { siteId: siteA, granularity: 'month', startMs: day0 - 40 * DAY, endMs: Date.now() },
         { token: sA.token },
       );

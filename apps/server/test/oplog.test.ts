@@ -4,15 +4,7 @@
  * secrets masked, the answer code — and `log/pageList` searches it within the caller's company
  * scope.
  */
-import {
-  ApiPath,
-  companyPath,
-  MASKED_VALUE,
-  type OperationLogRow,
-  OrgPath,
-  operationLogListResponse,
-  RegistryPath,
-} from '@ess/contract';
+import { endpoints, MASKED_VALUE, type OperationLogRow, operationLogListResponse } from '@ess/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskSecrets } from '../src/access/audit';
 import { operationLog } from '../src/core/db/schema';
@@ -71,7 +63,7 @@ describe.each(engines)('operation log on %s', (engine) => {
     call(ctx.app, path, body, { token });
   /** Log rows the caller sees with these filters, newest first. */
   const logOf = async (token: string, filters: object = {}): Promise<OperationLogRow[]> => {
-    const answer = await call(ctx.app, OrgPath.logPageList, { pageSize: 500, ...filters }, { token });
+    const answer = await call(ctx.app, endpoints.log.pageList.path, { pageSize: 500, ...filters }, { token });
     expect(answer.code, answer.msg).toBe(0);
     const data = conforms(operationLogListResponse, answer.data);
     expect(data.total).toBe(data.list.length);
@@ -84,10 +76,10 @@ describe.each(engines)('operation log on %s', (engine) => {
   const everyRowText = async () => JSON.stringify(await db().select().from(operationLog));
 
   it('a successful change: action, target, operator, before → after, code 0', async () => {
-    const saved = await api(admin.token, OrgPath.roleSave, roleBody({ menuIds: [110] }));
+    const saved = await api(admin.token, endpoints.role.save.path, roleBody({ menuIds: [110] }));
     expect(saved.code).toBe(0);
     const id = saved.data.id;
-    const updated = await api(admin.token, OrgPath.roleUpdate, {
+    const updated = await api(admin.token, endpoints.role.update.path, {
       ...roleBody(),
       id,
       version: 1,
@@ -125,7 +117,7 @@ describe.each(engines)('operation log on %s', (engine) => {
   });
 
   it('a refused change: its code, the target from the request, the request as after', async () => {
-    const saved = await api(admin.token, OrgPath.roleSave, roleBody());
+    const saved = await api(admin.token, endpoints.role.save.path, roleBody());
     const stale = {
       ...roleBody(),
       id: saved.data.id,
@@ -133,9 +125,9 @@ describe.each(engines)('operation log on %s', (engine) => {
       name: saved.data.name,
       code: saved.data.code,
     };
-    expect((await api(admin.token, OrgPath.roleUpdate, { ...stale, userInfo: { userId: 1 } })).code).toBe(
-      5035,
-    );
+    expect(
+      (await api(admin.token, endpoints.role.update.path, { ...stale, userInfo: { userId: 1 } })).code,
+    ).toBe(5035);
     const [row] = await logOf(admin.token, { action: 'role.update', result: 'failure' }).then((rows) =>
       rows.filter((r) => r.targetId === String(saved.data.id)),
     );
@@ -147,7 +139,9 @@ describe.each(engines)('operation log on %s', (engine) => {
     const company = await addCompanyUnder(db(), { type: 'owner', parentId: platform });
     const clerk = await addStaff(db(), { companyId: company });
     const clerkSession = await signIn(ctx.app, clerk.account, clerk.password);
-    expect((await api(clerkSession.token, OrgPath.departmentDelete, { id: 424_242 })).code).toBe(5034);
+    expect((await api(clerkSession.token, endpoints.department.delete.path, { id: 424_242 })).code).toBe(
+      5034,
+    );
     const [denied] = await logOf(admin.token, { action: 'department.delete', operator: clerk.account });
     expect(denied).toMatchObject({
       code: 5034,
@@ -160,7 +154,7 @@ describe.each(engines)('operation log on %s', (engine) => {
   it('password digests and device secrets never reach the log', async () => {
     const company = await addCompanyUnder(db(), { type: 'owner', parentId: platform });
     const initial = digest(unique('init'));
-    const created = await api(admin.token, OrgPath.employeeSave, {
+    const created = await api(admin.token, endpoints.employee.save.path, {
       account: unique('emp'),
       password: initial,
       name: unique('员工'),
@@ -175,27 +169,32 @@ describe.each(engines)('operation log on %s', (engine) => {
 
     const reset = digest(unique('reset'));
     expect(
-      (await api(admin.token, OrgPath.employeeResetPassword, { id: created.data.id, password: reset })).code,
+      (
+        await api(admin.token, endpoints.employee.resetPassword.path, {
+          id: created.data.id,
+          password: reset,
+        })
+      ).code,
     ).toBe(0);
     expect(
-      (await api(admin.token, OrgPath.employeeResetPassword, { id: 999_999, password: reset })).code,
+      (await api(admin.token, endpoints.employee.resetPassword.path, { id: 999_999, password: reset })).code,
     ).toBe(5051);
     const [refusedReset] = await logOf(admin.token, { action: 'employee.resetPassword', result: 'failure' });
     expect(refusedReset?.after).toMatchObject({ id: 999_999, password: MASKED_VALUE });
 
     const siteId = (
-      await api(admin.token, RegistryPath.siteSave, {
+      await api(admin.token, endpoints.site.save.path, {
         code: unique('S'),
         name: unique('站点'),
         companyId: company,
       })
     ).data.id;
-    const gateway = await api(admin.token, RegistryPath.deviceSave, {
+    const gateway = await api(admin.token, endpoints.device.save.path, {
       siteId,
       sn: unique('GW'),
       type: 'ems',
     });
-    const reissued = await api(admin.token, RegistryPath.deviceResetSecret, { id: gateway.data.id });
+    const reissued = await api(admin.token, endpoints.device.resetSecret.path, { id: gateway.data.id });
     expect(reissued.code).toBe(0);
     const [resetRow] = await logOf(admin.token, { action: 'device.resetSecret' });
     expect(resetRow).toMatchObject({ code: 0, targetId: String(gateway.data.id) });
@@ -212,12 +211,12 @@ describe.each(engines)('operation log on %s', (engine) => {
     const code = unique('S').replace(/[^A-Za-z0-9_-]/g, '');
     const siteName = unique('站点');
     const siteId = (
-      await api(admin.token, RegistryPath.siteSave, { code, name: siteName, companyId: company })
+      await api(admin.token, endpoints.site.save.path, { code, name: siteName, companyId: company })
     ).data.id;
     const renamed = unique('站点');
     expect(
       (
-        await api(admin.token, RegistryPath.siteUpdate, {
+        await api(admin.token, endpoints.site.update.path, {
           id: siteId,
           code,
           name: renamed,
@@ -228,12 +227,17 @@ describe.each(engines)('operation log on %s', (engine) => {
       ).code,
     ).toBe(0);
     const sn = unique('GW').replace(/[^A-Za-z0-9_-]/g, '');
-    const gateway = await api(admin.token, RegistryPath.deviceSave, { siteId, sn, type: 'ems', model: 'M1' });
+    const gateway = await api(admin.token, endpoints.device.save.path, {
+      siteId,
+      sn,
+      type: 'ems',
+      model: 'M1',
+    });
     expect(gateway.code).toBe(0);
     const gatewayId = gateway.data.id;
     expect(
       (
-        await api(admin.token, RegistryPath.deviceUpdate, {
+        await api(admin.token, endpoints.device.update.path, {
           id: gatewayId,
           siteId,
           sn,
@@ -242,9 +246,9 @@ describe.each(engines)('operation log on %s', (engine) => {
         })
       ).code,
     ).toBe(0);
-    expect((await api(admin.token, RegistryPath.deviceResetSecret, { id: gatewayId })).code).toBe(0);
-    expect((await api(admin.token, RegistryPath.deviceDelete, { id: gatewayId })).code).toBe(0);
-    expect((await api(admin.token, RegistryPath.siteDelete, { id: siteId })).code).toBe(0);
+    expect((await api(admin.token, endpoints.device.resetSecret.path, { id: gatewayId })).code).toBe(0);
+    expect((await api(admin.token, endpoints.device.delete.path, { id: gatewayId })).code).toBe(0);
+    expect((await api(admin.token, endpoints.site.delete.path, { id: siteId })).code).toBe(0);
 
     const rowOf = async (action: string, targetId: number) => {
       const rows = (await logOf(admin.token, { action })).filter((r) => r.targetId === String(targetId));
@@ -296,7 +300,7 @@ describe.each(engines)('operation log on %s', (engine) => {
   it('a reset password is logged as a forced change: the flag is no secret', async () => {
     const company = await addCompanyUnder(db(), { type: 'owner', parentId: platform });
     const staff = await addStaff(db(), { companyId: company });
-    const answer = await api(admin.token, OrgPath.employeeResetPassword, {
+    const answer = await api(admin.token, endpoints.employee.resetPassword.path, {
       id: staff.employeeId,
       password: digest('flag-pass-1'),
     });
@@ -313,7 +317,12 @@ describe.each(engines)('operation log on %s', (engine) => {
     });
     const ip = uniqueIp();
     const login = (account: string, password: string) =>
-      call(ctx.app, ApiPath.login, { account, password: digest(password), terminalId: terminal() }, { ip });
+      call(
+        ctx.app,
+        endpoints.user.login.path,
+        { account, password: digest(password), terminalId: terminal() },
+        { ip },
+      );
     const unknown = unique('nobody');
     expect((await login(staff.account, staff.password)).code).toBe(0);
     expect((await login(staff.account, 'wrong-pass')).code).toBe(5080);
@@ -335,7 +344,7 @@ describe.each(engines)('operation log on %s', (engine) => {
 
   it('a sign-in of an account of one company is that company’s row: its administrator sees it', async () => {
     const agent = (
-      await api(admin.token, companyPath('agent', 'save'), { name: unique('agent'), phone: uniquePhone() })
+      await api(admin.token, endpoints.agent.save.path, { name: unique('agent'), phone: uniquePhone() })
     ).data.id;
     const bossStaff = await addStaff(db(), { companyId: agent, roleIds: [await adminRoleOf(db(), agent)] });
     const boss = await signIn(ctx.app, bossStaff.account, bossStaff.password);
@@ -344,7 +353,7 @@ describe.each(engines)('operation log on %s', (engine) => {
     const login = (password: string) =>
       call(
         ctx.app,
-        ApiPath.login,
+        endpoints.user.login.path,
         { account: staff.account, password: digest(password), terminalId: terminal() },
         { ip },
       );
@@ -363,13 +372,13 @@ describe.each(engines)('operation log on %s', (engine) => {
     beforeAll(async () => {
       from = Date.now();
       // By the auditor: a department saved, a role refused (5036), a role saved.
-      const department = await api(auditor.token, OrgPath.departmentSave, { name: unique('审计部') });
+      const department = await api(auditor.token, endpoints.department.save.path, { name: unique('审计部') });
       expect(department.code).toBe(0);
       const body = roleBody();
-      expect((await api(auditor.token, OrgPath.roleSave, body)).code).toBe(0);
-      expect((await api(auditor.token, OrgPath.roleSave, { ...roleBody(), name: body.name })).code).toBe(
-        5036,
-      );
+      expect((await api(auditor.token, endpoints.role.save.path, body)).code).toBe(0);
+      expect(
+        (await api(auditor.token, endpoints.role.save.path, { ...roleBody(), name: body.name })).code,
+      ).toBe(5036);
       rows = await logOf(admin.token, { operator: auditor.account });
     });
 
@@ -430,7 +439,7 @@ describe.each(engines)('operation log on %s', (engine) => {
 
     it('an administrator of another company sees only its own tree’s rows', async () => {
       // An agent made through the API gets its administrator role.
-      const created = await api(admin.token, companyPath('agent', 'save'), {
+      const created = await api(admin.token, endpoints.agent.save.path, {
         name: unique('agent'),
         phone: uniquePhone(),
       });
@@ -440,7 +449,9 @@ describe.each(engines)('operation log on %s', (engine) => {
         roleIds: [await adminRoleOf(db(), agent)],
       });
       const bossSession = await signIn(ctx.app, boss.account, boss.password);
-      expect((await api(bossSession.token, OrgPath.departmentSave, { name: unique('代理部') })).code).toBe(0);
+      expect(
+        (await api(bossSession.token, endpoints.department.save.path, { name: unique('代理部') })).code,
+      ).toBe(0);
 
       const seen = await logOf(bossSession.token);
       expect(seen.length).toBeGreaterThan(0);

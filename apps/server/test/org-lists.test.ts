@@ -3,7 +3,7 @@
  * department, sites and assigned gateways per agent, holders per role. Each row gets a
  * different number, so a count joined to the wrong row shows.
  */
-import { companyPath, OrgPath } from '@ess/contract';
+import { endpoints } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { device, employee, site } from '../src/core/db/schema';
@@ -54,7 +54,7 @@ describe.each(engines)('organisation list counts on %s', (engine) => {
           agentId: agents[1]!,
         });
     }
-    const rows = await list(companyPath('agent', 'pageList'), {});
+    const rows = await list(endpoints.agent.pageList.path, {});
     const byId = (id: number) => rows.find((r) => r.id === id);
     expect(byId(agents[0]!)).toMatchObject({ employeeCount: 2, siteCount: 1, assignedDeviceCount: 0 });
     expect(byId(agents[1]!)).toMatchObject({ employeeCount: 1, siteCount: 0, assignedDeviceCount: 3 });
@@ -72,10 +72,10 @@ describe.each(engines)('organisation list counts on %s', (engine) => {
       const staff = await addStaff(db(), { companyId, roleIds: [...roleIds] });
       await db().update(employee).set({ departmentId: dept }).where(eq(employee.id, staff.employeeId));
     }
-    const deptRows = await list(OrgPath.departmentList, { companyId });
+    const deptRows = await list(endpoints.department.list.path, { companyId });
     expect(deptRows.find((r) => r.id === depts[0])?.employeeCount).toBe(0);
     expect(deptRows.find((r) => r.id === depts[1])?.employeeCount).toBe(3);
-    const roleRows = await list(OrgPath.rolePageList, { companyId });
+    const roleRows = await list(endpoints.role.pageList.path, { companyId });
     expect(roleRows.find((r) => r.id === roles[0])?.employeeCount).toBe(3);
     expect(roleRows.find((r) => r.id === roles[1])?.employeeCount).toBe(1);
   });

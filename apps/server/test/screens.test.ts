@@ -10,8 +10,8 @@ import {
   DEFAULT_PEAK_PRICE_CNY_PER_KWH,
   DEFAULT_VALLEY_PRICE_CNY_PER_KWH,
   ErrorCode,
+  endpoints,
   errorMessage,
-  ScreenPath,
   screenSiteResponse,
   type TouSchemeDocument,
 } from '@ess/contract';
@@ -277,7 +277,7 @@ describe.each(engines)('big screens on %s', (engine) => {
   afterAll(async () => ctx?.close());
 
   it('the public cockpit answers aggregates of the installation and nothing per site', async () => {
-    const answer = await call(ctx.app, ScreenPath.cockpitPublic, {}, { ip: uniqueIp() });
+    const answer = await call(ctx.app, endpoints.screen.cockpitPublic.path, {}, { ip: uniqueIp() });
     expect(answer.code).toBe(0);
     const data = conforms(cockpitAggregatesSchema.strict(), answer.data);
     expect(Object.keys(data).sort()).toEqual(Object.keys(cockpitAggregatesSchema.shape).sort());
@@ -326,7 +326,7 @@ describe.each(engines)('big screens on %s', (engine) => {
       expect(text, secret).not.toContain(secret);
     }
     // In English too (no translated text either).
-    const en = await call(ctx.app, ScreenPath.cockpitPublic, {}, { ip: uniqueIp(), lang: 'en' });
+    const en = await call(ctx.app, endpoints.screen.cockpitPublic.path, {}, { ip: uniqueIp(), lang: 'en' });
     expect(en.data.sites).toBe(3);
   });
 
@@ -382,16 +382,16 @@ describe.each(engines)('big screens on %s', (engine) => {
   it('the public cockpit is rate-limited per client address', async () => {
     const ip = uniqueIp();
     for (let i = 0; i < PUBLIC_COCKPIT_RATE_PER_MINUTE; i++) {
-      expect((await call(ctx.app, ScreenPath.cockpitPublic, {}, { ip })).code).toBe(0);
+      expect((await call(ctx.app, endpoints.screen.cockpitPublic.path, {}, { ip })).code).toBe(0);
     }
-    const refused = await call(ctx.app, ScreenPath.cockpitPublic, {}, { ip });
+    const refused = await call(ctx.app, endpoints.screen.cockpitPublic.path, {}, { ip });
     expect(refused.code).toBe(ErrorCode.TOO_MANY_REQUESTS);
     expect(refused.data).toBeNull();
-    expect((await call(ctx.app, ScreenPath.cockpitPublic, {}, { ip: uniqueIp() })).code).toBe(0);
+    expect((await call(ctx.app, endpoints.screen.cockpitPublic.path, {}, { ip: uniqueIp() })).code).toBe(0);
   });
 
   it('the signed-in cockpit answers the caller’s sites with names, and no other company’s', async () => {
-    const a = await call(ctx.app, ScreenPath.cockpit, {}, { token: adminA.token });
+    const a = await call(ctx.app, endpoints.screen.cockpit.path, {}, { token: adminA.token });
     expect(a.code).toBe(0);
     const data = conforms(cockpitResponse, a.data);
     expect(data.sites).toBe(2);
@@ -408,33 +408,50 @@ describe.each(engines)('big screens on %s', (engine) => {
     ]);
     expect(data.alarms).toEqual({ warning: 1, fault: 1 });
     expect(JSON.stringify(a.data)).not.toContain('Beta');
-    const b = await call(ctx.app, ScreenPath.cockpit, {}, { token: adminB.token });
+    const b = await call(ctx.app, endpoints.screen.cockpit.path, {}, { token: adminB.token });
     expect(b.data.siteList.map((s: { name: string }) => s.name)).toEqual(['Beta深圳储能站']);
     expect(b.data.alarms).toEqual({ warning: 0, fault: 0 });
-    expect((await call(ctx.app, ScreenPath.cockpit, {})).code).toBe(ErrorCode.TOKEN_INVALID);
+    expect((await call(ctx.app, endpoints.screen.cockpit.path, {})).code).toBe(ErrorCode.TOKEN_INVALID);
     // Exact positions and revenue need screen:view, not only a session.
-    const refused = await call(ctx.app, ScreenPath.cockpit, {}, { token: noRight.token });
+    const refused = await call(ctx.app, endpoints.screen.cockpit.path, {}, { token: noRight.token });
     expect(refused.code).toBe(ErrorCode.NO_PERMISSION);
     expect(refused.data).toBeNull();
   });
 
   it('the site picker and the site data are limited to the caller’s scope', async () => {
-    const sites = await call(ctx.app, ScreenPath.sites, {}, { token: adminA.token });
+    const sites = await call(ctx.app, endpoints.screen.sites.path, {}, { token: adminA.token });
     expect(sites.data.map((s: { siteId: number }) => s.siteId).sort()).toEqual([siteA1, siteA2].sort());
-    const foreign = await call(ctx.app, ScreenPath.site, { siteId: siteB }, { token: adminA.token });
+    const foreign = await call(
+      ctx.app,
+      endpoints.screen.site.path,
+      { siteId: siteB },
+      { token: adminA.token },
+    );
     expect(foreign.code).toBe(ErrorCode.SITE_NOT_FOUND);
     expect(foreign.msg).toBe(errorMessage(ErrorCode.SITE_NOT_FOUND, 'zh'));
     expect(foreign.data).toBeNull();
-    const missing = await call(ctx.app, ScreenPath.site, { siteId: 999_999 }, { token: adminA.token });
-    expect(missing.code).toBe(ErrorCode.SITE_NOT_FOUND);
-    expect((await call(ctx.app, ScreenPath.site, { siteId: siteA1 }, { token: noRight.token })).code).toBe(
-      ErrorCode.NO_PERMISSION,
+    const missing = await call(
+      ctx.app,
+      endpoints.screen.site.path,
+      { siteId: 999_999 },
+      { token: adminA.token },
     );
-    expect((await call(ctx.app, ScreenPath.site, { siteId: siteA1 })).code).toBe(ErrorCode.TOKEN_INVALID);
+    expect(missing.code).toBe(ErrorCode.SITE_NOT_FOUND);
+    expect(
+      (await call(ctx.app, endpoints.screen.site.path, { siteId: siteA1 }, { token: noRight.token })).code,
+    ).toBe(ErrorCode.NO_PERMISSION);
+    expect((await call(ctx.app, endpoints.screen.site.path, { siteId: siteA1 })).code).toBe(
+      ErrorCode.TOKEN_INVALID,
+    );
   });
 
   it('the site data carries devices, latest points, cells, today’s energy, revenue and active alarms', async () => {
-    const answer = await call(ctx.app, ScreenPath.site, { siteId: siteA1 }, { token: adminA.token });
+    const answer = await call(
+      ctx.app,
+      endpoints.screen.site.path,
+      { siteId: siteA1 },
+      { token: adminA.token },
+    );
     expect(answer.code).toBe(0);
     const data = conforms(screenSiteResponse, answer.data);
     expect(data.site).toMatchObject({
@@ -463,7 +480,7 @@ describe.each(engines)('big screens on %s', (engine) => {
     );
     expect(data.alarms.map((a) => a.id)).toEqual(active.map((r) => Number(r.id)));
     // Site A2's alarm was cleared (the `alarm` table), though its newest event is a produce.
-    const a2 = await call(ctx.app, ScreenPath.site, { siteId: siteA2 }, { token: adminA.token });
+    const a2 = await call(ctx.app, endpoints.screen.site.path, { siteId: siteA2 }, { token: adminA.token });
     expect(a2.data.alarms).toEqual([]);
   });
 });

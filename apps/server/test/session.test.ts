@@ -3,7 +3,7 @@
  * ticket or X-Token, the company pick, what each token state answers, `user/loginOut`, and
  * `user/refreshToken` with rotation and reuse detection.
  */
-import { ApiPath, refreshTokenResponse, userInfoResponse } from '@ess/contract';
+import { endpoints, refreshTokenResponse, userInfoResponse } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../src/access/tokens';
@@ -30,7 +30,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
 
   const db = () => ctx.database.db;
   const login = async (staff: Pick<Staff, 'account' | 'password'>, terminalId = terminal()) => {
-    const answer = await call(ctx.app, ApiPath.login, {
+    const answer = await call(ctx.app, endpoints.user.login.path, {
       account: staff.account,
       password: digest(staff.password),
       terminalId,
@@ -44,12 +44,19 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
     };
   };
   const userInfo = (body: object, token?: string, lang?: 'zh' | 'en') =>
-    call(ctx.app, ApiPath.getUserInfo, body, { ...(token ? { token } : {}), ...(lang ? { lang } : {}) });
+    call(ctx.app, endpoints.user.getUserInfo.path, body, {
+      ...(token ? { token } : {}),
+      ...(lang ? { lang } : {}),
+    });
   /** An authenticated call, in English. */
   const menu = (token: string) =>
-    call(ctx.app, ApiPath.getLanguageMenu, { language: 'en' }, { token, lang: 'en' });
+    call(ctx.app, endpoints.user.getLanguageMenu.path, { language: 'en' }, { token, lang: 'en' });
   const refresh = (s: { userId: number; terminalId: string }, refreshToken: string) =>
-    call(ctx.app, ApiPath.refreshToken, { userId: s.userId, terminalId: s.terminalId, refreshToken });
+    call(ctx.app, endpoints.user.refreshToken.path, {
+      userId: s.userId,
+      terminalId: s.terminalId,
+      refreshToken,
+    });
   const signInStaff = (staff: Staff, terminalId?: string) =>
     signIn(ctx.app, staff.account, staff.password, terminalId);
 
@@ -271,12 +278,12 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
     });
 
     it('a call without X-Token answers 9999', async () => {
-      expect(await call(ctx.app, ApiPath.getLanguageMenu, {})).toEqual({
+      expect(await call(ctx.app, endpoints.user.getLanguageMenu.path, {})).toEqual({
         code: 9999,
         msg: '令牌无效，请重新登录',
         data: null,
       });
-      expect((await call(ctx.app, ApiPath.getPermission, {}, { lang: 'en' })).msg).toBe(
+      expect((await call(ctx.app, endpoints.user.getPermission.path, {}, { lang: 'en' })).msg).toBe(
         'Token invalid, please log in again',
       );
     });
@@ -287,7 +294,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       ['a login ticket', `lt_${'a'.repeat(43)}`],
       ['a token one character short', `at_${'a'.repeat(42)}`],
     ])('%s in X-Token answers 50008', async (_label, token) => {
-      expect(await call(ctx.app, ApiPath.getLanguageMenu, {}, { token })).toEqual({
+      expect(await call(ctx.app, endpoints.user.getLanguageMenu.path, {}, { token })).toEqual({
         code: 50008,
         msg: '非法令牌',
         data: null,
@@ -297,7 +304,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
     it('an unknown well-formed token answers 9999', async () => {
       const answer = await call(
         ctx.app,
-        ApiPath.getLanguageMenu,
+        endpoints.user.getLanguageMenu.path,
         {},
         { token: `at_${'Ab-_9'.repeat(8)}xyz` },
       );
@@ -316,7 +323,9 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
         .set({ accessExpiresAt: sql`now() - interval '1 second'` })
         .where(eq(authSession.accessTokenHash, tokenDigest(s.token)));
       expect(await menu(s.token)).toEqual({ code: 50014, msg: 'Token expired', data: null });
-      expect((await call(ctx.app, ApiPath.getPermission, {}, { token: s.token })).msg).toBe('令牌已过期');
+      expect((await call(ctx.app, endpoints.user.getPermission.path, {}, { token: s.token })).msg).toBe(
+        '令牌已过期',
+      );
       const r = await refresh(s, s.refreshToken);
       expect(r.code).toBe(0);
       expect((await menu(r.data.token)).code).toBe(0);
@@ -343,7 +352,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       const other = await signIn(ctx.app);
       const out = await call(
         ctx.app,
-        ApiPath.loginOut,
+        endpoints.user.loginOut.path,
         { userId: s.userId, terminalId: s.terminalId },
         { token: s.token },
       );
@@ -356,7 +365,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       expect((await sessionOfToken(db(), s.token))?.revokeReason).toBe('logout');
       expect((await menu(other.token)).code).toBe(0);
       // Logging out again with the dead token is refused like any other call.
-      expect((await call(ctx.app, ApiPath.loginOut, {}, { token: s.token })).code).toBe(50012);
+      expect((await call(ctx.app, endpoints.user.loginOut.path, {}, { token: s.token })).code).toBe(50012);
     });
 
     it('user/loginOut ends only the caller’s session, whatever userId and terminalId say', async () => {
@@ -365,7 +374,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
       const caller = await signInStaff(staff);
       await call(
         ctx.app,
-        ApiPath.loginOut,
+        endpoints.user.loginOut.path,
         { userId: victim.userId, terminalId: victim.terminalId },
         { token: caller.token },
       );
@@ -471,7 +480,7 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
 
     it('after logout answers 50012', async () => {
       const s = await signIn(ctx.app);
-      await call(ctx.app, ApiPath.loginOut, {}, { token: s.token });
+      await call(ctx.app, endpoints.user.loginOut.path, {}, { token: s.token });
       expect((await refresh(s, s.refreshToken)).code).toBe(50012);
     });
 
@@ -502,13 +511,13 @@ describe.each(engines)('session handshake and tokens on %s', (engine) => {
 
     it('bad bodies answer -100 naming the field', async () => {
       const s = await signIn(ctx.app);
-      const missing = await call(ctx.app, ApiPath.refreshToken, {
+      const missing = await call(ctx.app, endpoints.user.refreshToken.path, {
         userId: s.userId,
         terminalId: s.terminalId,
       });
       expect(missing.code).toBe(-100);
       expect(missing.msg).toContain('refreshToken:');
-      const badUser = await call(ctx.app, ApiPath.refreshToken, {
+      const badUser = await call(ctx.app, endpoints.user.refreshToken.path, {
         userId: 'one',
         terminalId: s.terminalId,
         refreshToken: s.refreshToken,

@@ -7,11 +7,10 @@
  */
 import {
   buildSitePanels,
-  DashboardPath,
   ErrorCode,
+  endpoints,
   errorMessage,
   type SiteDetailDevice,
-  SiteMonitorPath,
   siteMonitorDetailResponse,
   siteMonitorListResponse,
 } from '@ess/contract';
@@ -245,7 +244,7 @@ describe.each(engines)('site monitoring on %s', (engine) => {
   afterAll(async () => ctx?.close());
 
   it("lists the caller's sites with position, status and the dashboard's figures", async () => {
-    const answer = await call(ctx.app, SiteMonitorPath.sites, {}, { token: monitorOnlyA.token });
+    const answer = await call(ctx.app, endpoints.siteMonitor.sites.path, {}, { token: monitorOnlyA.token });
     expect(answer.code, answer.msg).toBe(0);
     const { sites } = conforms(siteMonitorListResponse, answer.data);
     expect(sites.map((s) => s.code)).toEqual(['MON-A1', 'MON-A2', 'MON-A3']);
@@ -278,20 +277,20 @@ describe.each(engines)('site monitoring on %s', (engine) => {
     });
 
     // The same per-site figures as the dashboard (one source).
-    const dash = await call(ctx.app, DashboardPath.overview, {}, { token: adminA.token });
+    const dash = await call(ctx.app, endpoints.dashboard.overview.path, {}, { token: adminA.token });
     for (const s of dash.data.sites as { siteId: number }[]) {
       const mine = sites.find((m) => m.siteId === s.siteId)!;
       expect(mine).toMatchObject(s);
     }
 
-    const other = await call(ctx.app, SiteMonitorPath.sites, {}, { token: adminB.token });
+    const other = await call(ctx.app, endpoints.siteMonitor.sites.path, {}, { token: adminB.token });
     expect(other.data.sites.map((s: { code: string }) => s.code)).toEqual(['MON-B1']);
   });
 
   it('answers the energy flow and every panel of a site from device_latest', async () => {
     const answer = await call(
       ctx.app,
-      SiteMonitorPath.site,
+      endpoints.siteMonitor.site.path,
       { siteId: siteA1 },
       { token: monitorOnlyA.token },
     );
@@ -371,7 +370,12 @@ describe.each(engines)('site monitoring on %s', (engine) => {
   });
 
   it('marks the devices of an offline gateway offline', async () => {
-    const answer = await call(ctx.app, SiteMonitorPath.site, { siteId: siteA3 }, { token: adminA.token });
+    const answer = await call(
+      ctx.app,
+      endpoints.siteMonitor.site.path,
+      { siteId: siteA3 },
+      { token: adminA.token },
+    );
     expect(answer.code, answer.msg).toBe(0);
     expect(answer.data.site.status).toBe('offline');
     expect(answer.data.devices).toEqual([expect.objectContaining({ online: false, ts: null, points: {} })]);
@@ -406,19 +410,19 @@ describe.each(engines)('site monitoring on %s', (engine) => {
       [adminA.token, siteB],
       [adminA.token, 2_000_000_000],
     ] as const) {
-      const answer = await call(ctx.app, SiteMonitorPath.site, { siteId }, { token });
+      const answer = await call(ctx.app, endpoints.siteMonitor.site.path, { siteId }, { token });
       expect(answer.code).toBe(ErrorCode.SITE_NOT_FOUND);
       expect(answer.msg).toBe(errorMessage(ErrorCode.SITE_NOT_FOUND, 'zh'));
       expect(answer.data).toBeNull();
     }
     const en = await call(
       ctx.app,
-      SiteMonitorPath.site,
+      endpoints.siteMonitor.site.path,
       { siteId: siteB },
       { token: adminA.token, lang: 'en' },
     );
     expect(en.msg).toBe('Site not found');
-    for (const path of [SiteMonitorPath.sites, SiteMonitorPath.site]) {
+    for (const path of [endpoints.siteMonitor.sites.path, endpoints.siteMonitor.site.path]) {
       const answer = await call(ctx.app, path, { siteId: siteA1 }, { token: noRight.token });
       expect(answer.code).toBe(ErrorCode.NO_PERMISSION);
     }

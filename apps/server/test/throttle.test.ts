@@ -3,7 +3,7 @@
  * LOGIN_MAX_FAILURES_PER_ADDRESS = 5 here), 5082 naming the minutes in zh and en, reset of the
  * account counter on success, and the end of a lock.
  */
-import { ApiPath, errorMessage } from '@ess/contract';
+import { endpoints, errorMessage } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginThrottle } from '../src/core/db/schema';
@@ -25,7 +25,7 @@ describe.each(engines)('sign-in throttling on %s', (engine) => {
   const attempt = (account: string, password: string, ip: string, lang: 'zh' | 'en' = 'zh') =>
     call(
       ctx.app,
-      ApiPath.login,
+      endpoints.user.login.path,
       { account, password: digest(password), terminalId: terminal() },
       { ip, lang },
     );
@@ -74,7 +74,7 @@ describe.each(engines)('sign-in throttling on %s', (engine) => {
     for (let i = 0; i < 5; i++) {
       const response = await ctx.app.inject({
         method: 'POST',
-        url: ApiPath.login,
+        url: endpoints.user.login.path,
         remoteAddress: ip,
         headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
         payload: { account: unique('ghost'), password: digest('wrong-1'), terminalId: terminal() },

@@ -4,7 +4,7 @@
  * in the caller's language with `{max}` filled and where in the document, no data — and nothing
  * written. Each case breaks one rule of a valid scheme; save and update are both checked.
  */
-import { ErrorCode, TOU_LIMITS, TouPath, type TouSchemeDocument } from '@ess/contract';
+import { ErrorCode, endpoints, TOU_LIMITS, type TouSchemeDocument } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/core/db/rows';
@@ -236,7 +236,7 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
     token = (await signIn(ctx.app)).token;
     const saved = await call(
       ctx.app,
-      TouPath.save,
+      endpoints.tou.save.path,
       { name: unique('tariff'), document: validScheme() },
       { token },
     );
@@ -246,7 +246,7 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
   afterAll(async () => ctx?.close());
 
   it('the valid scheme is saved and read back whole', async () => {
-    const detail = await call(ctx.app, TouPath.detail, { id: existing.id }, { token });
+    const detail = await call(ctx.app, endpoints.tou.detail.path, { id: existing.id }, { token });
     expect(detail.code).toBe(0);
     expect(detail.data.document).toEqual(validScheme());
   });
@@ -254,15 +254,20 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
   it('the messages say which plan and period, in Chinese and in English', async () => {
     const doc = validScheme();
     periodsOf(doc)[1]!.start = '07:00';
-    const zh = await call(ctx.app, TouPath.save, { name: unique('t'), document: doc }, { token });
+    const zh = await call(ctx.app, endpoints.tou.save.path, { name: unique('t'), document: doc }, { token });
     expect(zh).toEqual({ code: 3071, msg: '时段不能重叠或冲突：日计划「Workday」第 2 个时段', data: null });
-    const en = await call(ctx.app, TouPath.save, { name: unique('t'), document: doc }, { token, lang: 'en' });
+    const en = await call(
+      ctx.app,
+      endpoints.tou.save.path,
+      { name: unique('t'), document: doc },
+      { token, lang: 'en' },
+    );
     expect(en.msg).toBe('Periods must not overlap or conflict: daily plan "Workday", period 2');
     const limit = validScheme();
     limit.weeklyPlans.push(...many(14, (i) => ({ key: 10 + i, name: `W${i}`, days: [1, 1, 1, 1, 1, 1, 1] })));
     const over = await call(
       ctx.app,
-      TouPath.save,
+      endpoints.tou.save.path,
       { name: unique('t'), document: limit },
       { token, lang: 'en' },
     );
@@ -277,7 +282,7 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
       for (const lang of ['zh', 'en'] as const) {
         const saved = await call(
           ctx.app,
-          TouPath.save,
+          endpoints.tou.save.path,
           { name: unique('bad'), document: doc },
           { token, lang },
         );
@@ -285,7 +290,7 @@ describe.each(engines)('ToU scheme rules through the API on %s', (engine) => {
       }
       const updated = await call(
         ctx.app,
-        TouPath.update,
+        endpoints.tou.update.path,
         { id: existing.id, version: existing.version, name: unique('bad'), document: doc },
         { token, lang: 'en' },
       );

@@ -22,10 +22,9 @@
 import {
   type CommandPayload,
   deviceTopic,
+  endpoints,
   errorMessage,
-  RegistryPath,
   setTouPlanParams,
-  TouPath,
   type TouPushRow,
 } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
@@ -155,7 +154,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   const api = (path: string, body: object, lang?: 'zh' | 'en') =>
     call(ctx.app, path, body, { token, ...(lang ? { lang } : {}) });
   const status = async (scheme = schemeId, site = siteId): Promise<TouPushRow> => {
-    const answer = await api(TouPath.pushStatus, { id: scheme });
+    const answer = await api(endpoints.tou.pushStatus.path, { id: scheme });
     expect(answer.code).toBe(0);
     return answer.data.list.find((r: TouPushRow) => r.siteId === site);
   };
@@ -167,7 +166,12 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   const save = async () => {
     const doc = validScheme();
     doc.dailyPlans[0]!.periods[1]!.priceCnyPerKwh = 1 + version / 100;
-    const answer = await api(TouPath.update, { id: schemeId, version, name: 'Shanghai C&I', document: doc });
+    const answer = await api(endpoints.tou.update.path, {
+      id: schemeId,
+      version,
+      name: 'Shanghai C&I',
+      document: doc,
+    });
     expect(answer.code, answer.msg).toBe(0);
     version = answer.data.version;
     return answer;
@@ -179,8 +183,12 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     const tag = unique('q')
       .replace(/[^A-Za-z0-9]/g, '')
       .slice(-16);
-    const site = await api(RegistryPath.siteSave, { code: tag, name, timezone: 'Asia/Shanghai' });
-    const saved = await api(RegistryPath.deviceSave, { siteId: site.data.id, sn: `EMS-${tag}`, type: 'ems' });
+    const site = await api(endpoints.site.save.path, { code: tag, name, timezone: 'Asia/Shanghai' });
+    const saved = await api(endpoints.device.save.path, {
+      siteId: site.data.id,
+      sn: `EMS-${tag}`,
+      type: 'ems',
+    });
     const fake = new FakeEms(
       () => devices.brokerAddress.port!,
       saved.data.secret.sn,
@@ -190,7 +198,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     return { siteId: site.data.id as number, ems: fake };
   };
   const newScheme = async (name: string) => {
-    const answer = await api(TouPath.save, { name: unique(name), document: validScheme() });
+    const answer = await api(endpoints.tou.save.path, { name: unique(name), document: validScheme() });
     expect(answer.code, answer.msg).toBe(0);
     return answer.data.id as number;
   };
@@ -211,13 +219,17 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
       .replace(/[^A-Za-z0-9]/g, '')
       .slice(-16);
     siteCode = tag;
-    const site = await api(RegistryPath.siteSave, { code: tag, name: 'Push site', timezone: 'Asia/Urumqi' });
+    const site = await api(endpoints.site.save.path, {
+      code: tag,
+      name: 'Push site',
+      timezone: 'Asia/Urumqi',
+    });
     siteId = site.data.id;
-    const saved = await api(RegistryPath.deviceSave, { siteId, sn: `EMS-${tag}`, type: 'ems' });
+    const saved = await api(endpoints.device.save.path, { siteId, sn: `EMS-${tag}`, type: 'ems' });
     gatewayId = saved.data.id;
     ems = new FakeEms(() => devices.brokerAddress.port!, saved.data.secret.sn, saved.data.secret.secret);
     emses.push(ems);
-    const scheme = await api(TouPath.save, { name: 'Shanghai C&I', document: validScheme() });
+    const scheme = await api(endpoints.tou.save.path, { name: 'Shanghai C&I', document: validScheme() });
     schemeId = scheme.data.id;
   });
   afterAll(async () => {
@@ -229,7 +241,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   });
 
   it('assigned before the EMS ever connected: pending, 3033 on push, applied at its first connection', async () => {
-    const assigned = await api(TouPath.assign, { id: schemeId, siteIds: [siteId] });
+    const assigned = await api(endpoints.tou.assign.path, { id: schemeId, siteIds: [siteId] });
     expect(assigned.data.list[0]).toMatchObject({
       siteId,
       state: 'pending',
@@ -238,7 +250,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     });
     await ctx.app.touPush.settled();
     expect(await status()).toMatchObject({ state: 'pending', sentAt: null, appliedAt: null });
-    expect(await api(TouPath.push, { siteId })).toEqual({
+    expect(await api(endpoints.tou.push.path, { siteId })).toEqual({
       code: 3033,
       msg: errorMessage(3033, 'zh'),
       data: null,
@@ -255,7 +267,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
 
   it('push answers the applied row', async () => {
     const before = ems.plans().length;
-    const pushed = await api(TouPath.push, { siteId });
+    const pushed = await api(endpoints.tou.push.path, { siteId });
     expect(pushed).toMatchObject({ code: 0, data: { siteId, state: 'applied', pushedVersion: version } });
     expect(ems.plans()).toHaveLength(before + 1);
   });
@@ -273,7 +285,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     expect(await waitForState('failed', 2)).toMatchObject({ reason: 'timeout' });
 
     ems.mode = { kind: 'refuse', error: 'tariff table full' };
-    expect(await api(TouPath.push, { siteId }, 'en')).toEqual({
+    expect(await api(endpoints.tou.push.path, { siteId }, 'en')).toEqual({
       code: 3035,
       msg: 'Sending data to the device failed: tariff table full',
       data: null,
@@ -283,7 +295,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
 
   it('no reply: failed with "timeout"; a failed push is sent again at the reconnect', async () => {
     ems.mode = { kind: 'silent' };
-    const answer = await api(TouPath.push, { siteId });
+    const answer = await api(endpoints.tou.push.path, { siteId });
     expect(answer).toEqual({ code: 3035, msg: `${errorMessage(3035, 'zh')}：timeout`, data: null });
     expect(await status()).toMatchObject({ state: 'failed', reason: 'timeout', pushedVersion: 2 });
 
@@ -304,7 +316,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     await save();
     await ctx.app.touPush.settled();
     expect(await status()).toMatchObject({ state: 'pending', schemeVersion: 3, gatewayOnline: false });
-    expect(await api(TouPath.push, { siteId }, 'en')).toEqual({
+    expect(await api(endpoints.tou.push.path, { siteId }, 'en')).toEqual({
       code: 3034,
       msg: 'Device offline',
       data: null,
@@ -316,7 +328,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     const applied = await waitForState('applied', 3);
     expect(applied.schemeVersion).toBe(3);
     expect(ems.plans().slice(count)).toEqual([expect.objectContaining({ version: 3 })]);
-    const detail = await api(TouPath.detail, { id: schemeId });
+    const detail = await api(endpoints.tou.detail.path, { id: schemeId });
     expect(ems.plans().at(-1)!.scheme).toEqual(detail.data.document);
   });
 
@@ -342,7 +354,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
 
   it('a new time zone of the site goes out with the scheme', async () => {
     const count = ems.plans().length;
-    const updated = await api(RegistryPath.siteUpdate, {
+    const updated = await api(endpoints.site.update.path, {
       id: siteId,
       code: siteCode,
       name: 'Push site',
@@ -356,7 +368,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     ]);
     expect(await status()).toMatchObject({ state: 'applied', pushedVersion: 3 });
     // The same zone again sends nothing.
-    await api(RegistryPath.siteUpdate, {
+    await api(endpoints.site.update.path, {
       id: siteId,
       code: siteCode,
       name: 'Push site 2',
@@ -371,7 +383,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     const count = ems.plans().length;
     await save();
     await waitFor(() => ems.held.length === 1);
-    const pushed = api(TouPath.push, { siteId });
+    const pushed = api(endpoints.tou.push.path, { siteId });
     // While the first send is out nothing else goes to the EMS.
     await sleep(300);
     expect(ems.plans()).toHaveLength(count + 1);
@@ -424,9 +436,9 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     const second = await newScheme('second');
     await other.ems.connect();
     other.ems.mode = { kind: 'hold' };
-    expect((await api(TouPath.assign, { id: first, siteIds: [other.siteId] })).code).toBe(0);
+    expect((await api(endpoints.tou.assign.path, { id: first, siteIds: [other.siteId] })).code).toBe(0);
     await waitFor(() => other.ems.held.length === 1);
-    expect((await api(TouPath.assign, { id: second, siteIds: [other.siteId] })).code).toBe(0);
+    expect((await api(endpoints.tou.assign.path, { id: second, siteIds: [other.siteId] })).code).toBe(0);
     await sleep(300);
     // The first scheme's version 1 answers ok after the site moved to the second scheme's version 1.
     other.ems.release({ ok: true });
@@ -446,7 +458,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
       return row.state === 'failed' ? row : undefined;
     });
     expect(failed).toMatchObject({ reason: 'no room for another tariff', appliedAt: null });
-    expect((await api(TouPath.pushStatus, { id: first })).data.list).toEqual([]);
+    expect((await api(endpoints.tou.pushStatus.path, { id: first })).data.list).toEqual([]);
   });
 
   it("rows a previous run left 'sent' are pending after a start (no command is out any more)", async () => {
@@ -463,8 +475,8 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   });
 
   it('a site moved off the scheme has no delivery row; the push answers 3060', async () => {
-    expect((await api(TouPath.assign, { id: schemeId, siteIds: [] })).data.list).toEqual([]);
-    expect(await api(TouPath.push, { siteId })).toEqual({
+    expect((await api(endpoints.tou.assign.path, { id: schemeId, siteIds: [] })).data.list).toEqual([]);
+    expect(await api(endpoints.tou.push.path, { siteId })).toEqual({
       code: 3060,
       msg: errorMessage(3060, 'zh'),
       data: null,

@@ -9,11 +9,9 @@
  * menus and permissions.
  */
 import {
-  ApiPath,
   ErrorCode,
+  endpoints,
   errorMessage,
-  RegistryPath,
-  TouPath,
   touPushStatusResponse,
   touSchemeDetailSchema,
   touSchemeListResponse,
@@ -70,19 +68,23 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const tag = unique('s')
       .replace(/[^A-Za-z0-9]/g, '')
       .slice(-20);
-    const site = await as(RegistryPath.siteSave, { code: tag, name: `Site ${tag}`, companyId });
+    const site = await as(endpoints.site.save.path, { code: tag, name: `Site ${tag}`, companyId });
     expect(site.code).toBe(0);
     if (capacity) {
-      const ems = await as(RegistryPath.deviceSave, { siteId: site.data.id, sn: `EMS-${tag}`, type: 'ems' });
+      const ems = await as(endpoints.device.save.path, {
+        siteId: site.data.id,
+        sn: `EMS-${tag}`,
+        type: 'ems',
+      });
       const gatewayId = ems.data.id;
-      await as(RegistryPath.deviceSave, {
+      await as(endpoints.device.save.path, {
         siteId: site.data.id,
         gatewayId,
         sn: `BMS-${tag}`,
         type: 'bms',
         capacityKwh: capacity.capacityKwh,
       });
-      await as(RegistryPath.deviceSave, {
+      await as(endpoints.device.save.path, {
         siteId: site.data.id,
         gatewayId,
         sn: `PCS-${tag}`,
@@ -93,7 +95,7 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     return site.data.id as number;
   }
   async function addScheme(token: string, name = unique('tariff')) {
-    const saved = await api(token)(TouPath.save, { name, document: validScheme() });
+    const saved = await api(token)(endpoints.tou.save.path, { name, document: validScheme() });
     expect(saved.code, saved.msg).toBe(0);
     return saved.data.id as number;
   }
@@ -111,11 +113,11 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
   afterAll(async () => ctx?.close());
 
   it("an ordinary company's administrator holds the ToU menus and every ToU permission", async () => {
-    const perms = await api(ownerA)(ApiPath.getPermission, {});
+    const perms = await api(ownerA)(endpoints.user.getPermission.path, {});
     expect(perms.data.permissions).toEqual(
       expect.arrayContaining(['tou:scheme:list', 'tou:scheme:save', 'tou:scheme:delete', 'tou:scheme:push']),
     );
-    const menu = await api(ownerA)(ApiPath.getLanguageMenu, { language: 'en' });
+    const menu = await api(ownerA)(endpoints.user.getLanguageMenu.path, { language: 'en' });
     const strategy = menu.data.menuList.find((m: { id: number }) => m.id === 400);
     expect(strategy).toMatchObject({ path: '/strategy', meta: { title: 'Operation strategy' } });
     expect(
@@ -124,7 +126,7 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
       ['/timetariff', 'Time tariffs'],
       ['/chargestrategy', 'Charge strategy'],
     ]);
-    const zh = await api(ownerA)(ApiPath.getLanguageMenu, { language: 'cn' });
+    const zh = await api(ownerA)(endpoints.user.getLanguageMenu.path, { language: 'cn' });
     const zhStrategy = zh.data.menuList.find((m: { id: number }) => m.id === 400);
     expect(zhStrategy.meta.title).toBe('运行策略');
     expect(zhStrategy.children.map((c: { meta: { title: string } }) => c.meta.title)).toEqual([
@@ -137,7 +139,10 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const as = api(ownerA);
     const name = unique('上海一般工商业');
     const id = await addScheme(ownerA, name);
-    const list = conforms(touSchemeListResponse, (await as(TouPath.pageList, { keyword: name })).data);
+    const list = conforms(
+      touSchemeListResponse,
+      (await as(endpoints.tou.pageList.path, { keyword: name })).data,
+    );
     expect(list.total).toBe(1);
     expect(list.list[0]).toMatchObject({
       id,
@@ -150,15 +155,15 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
       exceptionPlanCount: 1,
       siteCount: 0,
     });
-    const detail = conforms(touSchemeDetailSchema, (await as(TouPath.detail, { id })).data);
+    const detail = conforms(touSchemeDetailSchema, (await as(endpoints.tou.detail.path, { id })).data);
     expect(detail).toMatchObject({ id, companyId: A, name, version: 1, sites: [] });
     expect(detail.document).toEqual(validScheme());
 
-    expect(await as(TouPath.save, { name, document: validScheme() })).toEqual(
+    expect(await as(endpoints.tou.save.path, { name, document: validScheme() })).toEqual(
       code(ErrorCode.TOU_SCHEME_NAME_EXISTS),
     );
     // Another company may use the same name.
-    expect((await api(ownerB)(TouPath.save, { name, document: validScheme() })).code).toBe(0);
+    expect((await api(ownerB)(endpoints.tou.save.path, { name, document: validScheme() })).code).toBe(0);
   });
 
   it('updates over the version read: 3093 for a stale version, 3091 for a name taken', async () => {
@@ -168,18 +173,18 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     await addScheme(ownerA, otherName);
     const doc = validScheme();
     doc.dailyPlans[0]!.periods[1]!.priceCnyPerKwh = 1.2;
-    const first = await as(TouPath.update, { id, version: 1, name: 'Renamed', document: doc });
+    const first = await as(endpoints.tou.update.path, { id, version: 1, name: 'Renamed', document: doc });
     expect(first).toMatchObject({ code: 0, data: { version: 2 } });
     const stale = await as(
-      TouPath.update,
+      endpoints.tou.update.path,
       { id, version: 1, name: 'Renamed', document: validScheme() },
       'en',
     );
     expect(stale).toEqual({ code: 3093, msg: errorMessage(3093, 'en'), data: null });
-    expect(await as(TouPath.update, { id, version: 2, name: otherName, document: doc })).toEqual(
+    expect(await as(endpoints.tou.update.path, { id, version: 2, name: otherName, document: doc })).toEqual(
       code(ErrorCode.TOU_SCHEME_NAME_EXISTS),
     );
-    const detail = await as(TouPath.detail, { id });
+    const detail = await as(endpoints.tou.detail.path, { id });
     expect(detail.data).toMatchObject({ name: 'Renamed', version: 2 });
     expect(detail.data.document.dailyPlans[0].periods[1].priceCnyPerKwh).toBe(1.2);
     const [logged] = await db
@@ -201,7 +206,7 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const as = api(ownerA);
     const first = await addScheme(ownerA);
     const second = await addScheme(ownerA);
-    const assigned = await as(TouPath.assign, { id: first, siteIds: [siteA, siteA2] });
+    const assigned = await as(endpoints.tou.assign.path, { id: first, siteIds: [siteA, siteA2] });
     expect(assigned.code).toBe(0);
     const rows = conforms(touPushStatusResponse, assigned.data).list;
     expect(rows.map((r) => [r.siteId, r.state, r.schemeVersion, r.pushedVersion])).toEqual([
@@ -212,28 +217,32 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     expect(rows[0]).toMatchObject({ gatewaySn: expect.stringMatching(/^EMS-/), gatewayOnline: false });
     expect(rows[1]).toMatchObject({ gatewaySn: null, gatewayOnline: false });
 
-    const detail = conforms(touSchemeDetailSchema, (await as(TouPath.detail, { id: first })).data);
+    const detail = conforms(touSchemeDetailSchema, (await as(endpoints.tou.detail.path, { id: first })).data);
     expect(detail.sites.map((s) => [s.siteId, s.capacityKwh, s.ratedPowerKw])).toEqual([
       [siteA, 215, 100],
       [siteA2, 0, 0],
     ]);
-    expect(await as(TouPath.delete, { id: first })).toEqual(code(ErrorCode.TOU_SCHEME_IN_USE));
+    expect(await as(endpoints.tou.delete.path, { id: first })).toEqual(code(ErrorCode.TOU_SCHEME_IN_USE));
 
     // Moving siteA2 to the second scheme takes it off the first.
-    expect((await as(TouPath.assign, { id: second, siteIds: [siteA2] })).code).toBe(0);
-    const status = await as(TouPath.pushStatus, { id: first });
+    expect((await as(endpoints.tou.assign.path, { id: second, siteIds: [siteA2] })).code).toBe(0);
+    const status = await as(endpoints.tou.pushStatus.path, { id: first });
     expect(status.data.list.map((r: { siteId: number }) => r.siteId)).toEqual([siteA]);
     expect(
-      (await as(TouPath.pushStatus, { id: second })).data.list.map((r: { siteId: number }) => r.siteId),
+      (await as(endpoints.tou.pushStatus.path, { id: second })).data.list.map(
+        (r: { siteId: number }) => r.siteId,
+      ),
     ).toEqual([siteA2]);
     // Assigning the same list again keeps the rows as they are.
-    expect((await as(TouPath.assign, { id: second, siteIds: [siteA2] })).data.list[0].state).toBe('pending');
+    expect((await as(endpoints.tou.assign.path, { id: second, siteIds: [siteA2] })).data.list[0].state).toBe(
+      'pending',
+    );
 
     // An empty list frees every site; then the scheme can go.
-    expect((await as(TouPath.assign, { id: first, siteIds: [] })).data).toEqual({ list: [] });
-    expect((await as(TouPath.delete, { id: first })).code).toBe(0);
-    expect(await as(TouPath.detail, { id: first })).toEqual(code(ErrorCode.TOU_SCHEME_NOT_FOUND));
-    const list = await as(TouPath.pageList, { pageSize: 500 });
+    expect((await as(endpoints.tou.assign.path, { id: first, siteIds: [] })).data).toEqual({ list: [] });
+    expect((await as(endpoints.tou.delete.path, { id: first })).code).toBe(0);
+    expect(await as(endpoints.tou.detail.path, { id: first })).toEqual(code(ErrorCode.TOU_SCHEME_NOT_FOUND));
+    const list = await as(endpoints.tou.pageList.path, { pageSize: 500 });
     expect(list.data.list.some((r: { id: number }) => r.id === first)).toBe(false);
     expect(list.data.list.find((r: { id: number }) => r.id === second).siteCount).toBe(1);
   });
@@ -243,54 +252,54 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const schemeB = await addScheme(ownerB);
     const asB = api(ownerB);
     const doc = validScheme();
-    const list = await asB(TouPath.pageList, { pageSize: 500 });
+    const list = await asB(endpoints.tou.pageList.path, { pageSize: 500 });
     expect(list.code).toBe(0);
     expect(list.data.list.map((r: { companyId: number }) => r.companyId)).toEqual(
       list.data.list.map(() => B),
     );
     expect(list.data.list.some((r: { id: number }) => r.id === schemeB)).toBe(true);
     for (const [path, body] of [
-      [TouPath.detail, { id: schemeA }],
-      [TouPath.update, { id: schemeA, version: 1, name: 'x', document: doc }],
-      [TouPath.delete, { id: schemeA }],
-      [TouPath.assign, { id: schemeA, siteIds: [] }],
-      [TouPath.pushStatus, { id: schemeA }],
+      [endpoints.tou.detail.path, { id: schemeA }],
+      [endpoints.tou.update.path, { id: schemeA, version: 1, name: 'x', document: doc }],
+      [endpoints.tou.delete.path, { id: schemeA }],
+      [endpoints.tou.assign.path, { id: schemeA, siteIds: [] }],
+      [endpoints.tou.pushStatus.path, { id: schemeA }],
     ] as const) {
       expect(await asB(path, body), path).toEqual(code(ErrorCode.TOU_SCHEME_NOT_FOUND));
     }
     // B's own scheme with A's site: the site does not exist for B.
-    const foreign = await asB(TouPath.assign, { id: schemeB, siteIds: [siteB, siteA] });
+    const foreign = await asB(endpoints.tou.assign.path, { id: schemeB, siteIds: [siteB, siteA] });
     expect(foreign).toMatchObject({ code: ErrorCode.SITE_NOT_FOUND, data: null });
-    expect(await asB(TouPath.push, { siteId: siteA })).toEqual(code(ErrorCode.SITE_NOT_FOUND));
-    expect(await asB(TouPath.save, { companyId: A, name: unique('t'), document: doc })).toEqual(
+    expect(await asB(endpoints.tou.push.path, { siteId: siteA })).toEqual(code(ErrorCode.SITE_NOT_FOUND));
+    expect(await asB(endpoints.tou.save.path, { companyId: A, name: unique('t'), document: doc })).toEqual(
       code(ErrorCode.COMPANY_NOT_FOUND),
     );
     // The platform sees both, but a site runs only a scheme of its own company tree.
-    expect((await api(platform)(TouPath.assign, { id: schemeA, siteIds: [siteB] })).code).toBe(
+    expect((await api(platform)(endpoints.tou.assign.path, { id: schemeA, siteIds: [siteB] })).code).toBe(
       ErrorCode.SITE_NOT_FOUND,
     );
-    expect((await api(platform)(TouPath.detail, { id: schemeA })).code).toBe(0);
+    expect((await api(platform)(endpoints.tou.detail.path, { id: schemeA })).code).toBe(0);
     // Nothing moved.
-    expect((await asB(TouPath.pushStatus, { id: schemeB })).data.list).toEqual([]);
+    expect((await asB(endpoints.tou.pushStatus.path, { id: schemeB })).data.list).toEqual([]);
   });
 
   it("a site moved to a company outside its scheme's company tree stops running the scheme", async () => {
     const scheme = await addScheme(ownerA);
     const moving = await addSite(ownerA);
-    expect((await api(ownerA)(TouPath.assign, { id: scheme, siteIds: [moving] })).code).toBe(0);
+    expect((await api(ownerA)(endpoints.tou.assign.path, { id: scheme, siteIds: [moving] })).code).toBe(0);
     const tag = unique('m')
       .replace(/[^A-Za-z0-9]/g, '')
       .slice(-20);
-    const moved = await api(platform)(RegistryPath.siteUpdate, {
+    const moved = await api(platform)(endpoints.site.update.path, {
       id: moving,
       code: tag,
       name: `Moved ${tag}`,
       companyId: B,
     });
     expect(moved.code).toBe(0);
-    expect((await api(ownerA)(TouPath.pushStatus, { id: scheme })).data.list).toEqual([]);
-    expect((await api(ownerA)(TouPath.detail, { id: scheme })).data.sites).toEqual([]);
-    expect(await api(ownerB)(TouPath.push, { siteId: moving })).toEqual(
+    expect((await api(ownerA)(endpoints.tou.pushStatus.path, { id: scheme })).data.list).toEqual([]);
+    expect((await api(ownerA)(endpoints.tou.detail.path, { id: scheme })).data.sites).toEqual([]);
+    expect(await api(ownerB)(endpoints.tou.push.path, { siteId: moving })).toEqual(
       code(ErrorCode.NO_EMS_TIME_PERIOD_CONFIG),
     );
   });
@@ -300,7 +309,9 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const own = await addSite(ownerA);
     const below = await addSite(ownerA, undefined, child);
     const scheme = await addScheme(ownerA);
-    expect((await api(ownerA)(TouPath.assign, { id: scheme, siteIds: [own, below] })).code).toBe(0);
+    expect((await api(ownerA)(endpoints.tou.assign.path, { id: scheme, siteIds: [own, below] })).code).toBe(
+      0,
+    );
     const everyMenu = holdableMenus(await allMenus(db), false).map((m) => m.id);
     const staff = await addStaff(db, {
       companyId: A,
@@ -309,15 +320,20 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const narrow = api((await signIn(ctx.app, staff.account, staff.password)).token);
     const siteIdsOf = (list: Array<{ siteId: number }>) => list.map((r) => r.siteId);
 
-    expect(siteIdsOf((await narrow(TouPath.detail, { id: scheme })).data.sites)).toEqual([own]);
-    expect(siteIdsOf((await narrow(TouPath.pushStatus, { id: scheme })).data.list)).toEqual([own]);
-    expect(siteIdsOf((await api(ownerA)(TouPath.detail, { id: scheme })).data.sites)).toEqual([own, below]);
+    expect(siteIdsOf((await narrow(endpoints.tou.detail.path, { id: scheme })).data.sites)).toEqual([own]);
+    expect(siteIdsOf((await narrow(endpoints.tou.pushStatus.path, { id: scheme })).data.list)).toEqual([own]);
+    expect(siteIdsOf((await api(ownerA)(endpoints.tou.detail.path, { id: scheme })).data.sites)).toEqual([
+      own,
+      below,
+    ]);
     // The narrow user cannot assign the hidden site, and unassigning everything it sees leaves it.
-    expect((await narrow(TouPath.assign, { id: scheme, siteIds: [below] })).code).toBe(
+    expect((await narrow(endpoints.tou.assign.path, { id: scheme, siteIds: [below] })).code).toBe(
       ErrorCode.SITE_NOT_FOUND,
     );
-    expect((await narrow(TouPath.assign, { id: scheme, siteIds: [] })).data).toEqual({ list: [] });
-    expect(siteIdsOf((await api(ownerA)(TouPath.pushStatus, { id: scheme })).data.list)).toEqual([below]);
+    expect((await narrow(endpoints.tou.assign.path, { id: scheme, siteIds: [] })).data).toEqual({ list: [] });
+    expect(siteIdsOf((await api(ownerA)(endpoints.tou.pushStatus.path, { id: scheme })).data.list)).toEqual([
+      below,
+    ]);
     // The operation log says what the caller changed: its own site only.
     const logs = await db
       .select()
@@ -330,7 +346,9 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
         ),
       );
     expect(logs.map((l) => [l.before, l.after])).toEqual([[{ siteIds: [own] }, { siteIds: [] }]]);
-    expect(await narrow(TouPath.delete, { id: scheme })).toEqual(code(ErrorCode.TOU_SCHEME_IN_USE));
+    expect(await narrow(endpoints.tou.delete.path, { id: scheme })).toEqual(
+      code(ErrorCode.TOU_SCHEME_IN_USE),
+    );
   });
 
   it.runIf(engine === 'postgres')(
@@ -353,13 +371,13 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
         await held;
       });
       await isStored;
-      const removal = api(ownerA)(TouPath.delete, { id: scheme });
+      const removal = api(ownerA)(endpoints.tou.delete.path, { id: scheme });
       await new Promise((resolve) => setTimeout(resolve, 300));
       release();
       await assignment;
       expect(await removal).toEqual(code(ErrorCode.TOU_SCHEME_IN_USE));
       expect(
-        (await api(ownerA)(TouPath.detail, { id: scheme })).data.sites.map(
+        (await api(ownerA)(endpoints.tou.detail.path, { id: scheme })).data.sites.map(
           (s: { siteId: number }) => s.siteId,
         ),
       ).toEqual([target]);
@@ -369,17 +387,21 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
   it('push: 3060 when the site runs no scheme, 3033 when its EMS never connected or it has none', async () => {
     const as = api(ownerA);
     const bare = await addSite(ownerA, { capacityKwh: 100, ratedPowerKw: 50 });
-    expect(await as(TouPath.push, { siteId: bare })).toEqual(code(ErrorCode.NO_EMS_TIME_PERIOD_CONFIG));
+    expect(await as(endpoints.tou.push.path, { siteId: bare })).toEqual(
+      code(ErrorCode.NO_EMS_TIME_PERIOD_CONFIG),
+    );
     const scheme = await addScheme(ownerA);
     const noGateway = await addSite(ownerA);
-    expect((await as(TouPath.assign, { id: scheme, siteIds: [bare, noGateway] })).code).toBe(0);
-    expect(await as(TouPath.push, { siteId: bare }, 'en')).toEqual({
+    expect((await as(endpoints.tou.assign.path, { id: scheme, siteIds: [bare, noGateway] })).code).toBe(0);
+    expect(await as(endpoints.tou.push.path, { siteId: bare }, 'en')).toEqual({
       code: 3033,
       msg: 'Device not connected',
       data: null,
     });
-    expect(await as(TouPath.push, { siteId: noGateway })).toEqual(code(ErrorCode.DEVICE_NOT_CONNECTED));
-    const status = await as(TouPath.pushStatus, { id: scheme });
+    expect(await as(endpoints.tou.push.path, { siteId: noGateway })).toEqual(
+      code(ErrorCode.DEVICE_NOT_CONNECTED),
+    );
+    const status = await as(endpoints.tou.pushStatus.path, { id: scheme });
     expect(status.data.list.map((r: { state: string }) => r.state)).toEqual(['pending', 'pending']);
   });
 });

@@ -27,7 +27,6 @@ export * from './errors';
 export * from './lang';
 export * from './local-time';
 export * from './menu-tree';
-export * from './paths';
 export * from './permissions';
 export * from './tou/arbitrage';
 export * from './tou/resolve';

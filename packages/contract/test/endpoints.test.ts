@@ -20,20 +20,6 @@ import {
   userEndpoints,
 } from '../src/endpoints';
 import * as contract from '../src/index';
-import {
-  AlarmPath,
-  ApiPath,
-  COMPANY_ACTIONS,
-  companyPath,
-  DashboardPath,
-  ExportPath,
-  MonitorPath,
-  OrgPath,
-  RegistryPath,
-  ScreenPath,
-  SiteMonitorPath,
-  TouPath,
-} from '../src/paths';
 import { Perm } from '../src/permissions';
 
 /**
@@ -160,25 +146,6 @@ describe('the endpoint table', () => {
       expect(calls.status.access).toEqual({ permission: `org:${kind}:status` });
       expect(calls.save.audit).toEqual({ action: `${kind}.save`, targetType: 'company' });
     }
-  });
-
-  it('keeps every deprecated path constant equal to an endpoint’s path, and covers the table', () => {
-    const legacy = [
-      ...Object.values(ApiPath),
-      ...Object.values(RegistryPath),
-      ...Object.values(TouPath),
-      ...Object.values(DashboardPath),
-      ...Object.values(MonitorPath),
-      ...Object.values(ScreenPath),
-      ...Object.values(ExportPath),
-      ...Object.values(SiteMonitorPath),
-      ...Object.values(OrgPath),
-      ...Object.values(AlarmPath),
-      ...COMPANY_KINDS.flatMap((kind) => COMPANY_ACTIONS.map((action) => companyPath(kind, action))),
-    ];
-    const table = ALL_ENDPOINTS.map((e) => e.path);
-    expect(legacy.filter((p) => !table.includes(p as never))).toEqual([]);
-    expect(table.filter((p) => !legacy.includes(p))).toEqual([]);
   });
 
   it('wraps the response in the envelope, with data null on errors', () => {

@@ -1,6 +1,6 @@
 /**
  * Real-time data (spec §2 `/realTimeShow`) and history. Paths in
- * `MonitorPath` (paths.ts); rules and codes in docs/api.md "Real-time data and history".
+ * `endpoints.monitor` (endpoints/monitor.ts); rules and codes in docs/api.md "Real-time data and history".
  *
  * Times are UTC ms; point values carry the unit of their name's suffix ({@link pointUnit});
  * energy kWh. Ranges follow the shared time-range rule (api/time-range.ts: 3120–3122, history

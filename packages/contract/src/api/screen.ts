@@ -1,6 +1,6 @@
 /**
  * Big screens (spec §2 `/newscreen`, `/screen/*`, `/syfscreen/*`). Paths in
- * `ScreenPath` (paths.ts).
+ * `endpoints.screen` (endpoints/screen.ts).
  *
  * What the cockpit shows without a token (decision, docs/api.md "Big screens"): aggregates of
  * the whole installation only — site count, capacity, rated power, power now, energy today and
