@@ -4,26 +4,14 @@
  * with its unit; series of a second unit go to a right axis. The x axis spans the whole day
  * from the first point's local midnight. Test hook: `data-points` (points drawn).
  */
-import { LineChart, type LineSeriesOption } from 'echarts/charts';
-import {
-  GridComponent,
-  type GridComponentOption,
-  LegendComponent,
-  type LegendComponentOption,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
 import { useMemo } from 'react';
+// Registers the ECharts parts this chart draws with (a type-only import would be dropped).
+import '@/shared/charts/lineChart';
+import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatTime } from '@/shared/format';
 
-use([LineChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
-
-type Option = ComposeOption<
-  LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption
->;
+type Option = LineChartOption;
 
 export interface ScreenSeries {
   name: string;

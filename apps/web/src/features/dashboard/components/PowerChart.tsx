@@ -8,26 +8,14 @@
  * shows how far the day has come; gaps (null) stay gaps.
  */
 import type { PowerCurve } from '@ess/contract';
-import { LineChart, type LineSeriesOption } from 'echarts/charts';
-import {
-  GridComponent,
-  type GridComponentOption,
-  LegendComponent,
-  type LegendComponentOption,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
 import { useMemo } from 'react';
+// Registers the ECharts parts this chart draws with (a type-only import would be dropped).
+import '@/shared/charts/lineChart';
+import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatQuantity, formatTime } from '@/shared/format';
 
-use([LineChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
-
-type Option = ComposeOption<
-  LineSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption
->;
+type Option = LineChartOption;
 
 const DAY_MS = 86_400_000;
 const BUCKET_MS = 15 * 60_000;

@@ -4,26 +4,14 @@
  * Test hook: `energy-chart` with `data-bars` (periods with a reading).
  */
 import type { EnergyBar } from '@ess/contract';
-import { BarChart, type BarSeriesOption } from 'echarts/charts';
-import {
-  GridComponent,
-  type GridComponentOption,
-  LegendComponent,
-  type LegendComponentOption,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
 import { useMemo } from 'react';
+// Registers the ECharts parts this chart draws with (a type-only import would be dropped).
+import '@/shared/charts/barChart';
+import type { BarChartOption } from '@/shared/charts/barChart';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatQuantity } from '@/shared/format';
 
-use([BarChart, GridComponent, TooltipComponent, LegendComponent, CanvasRenderer]);
-
-type Option = ComposeOption<
-  BarSeriesOption | GridComponentOption | TooltipComponentOption | LegendComponentOption
->;
+type Option = BarChartOption;
 
 export default function EnergyChart({
   bars,

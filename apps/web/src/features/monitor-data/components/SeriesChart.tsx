@@ -5,33 +5,19 @@
  * draws time since each series' own start (two-period comparison), labelled `+d hh:mm`.
  * Test hook: `series-chart` with `data-points` (points drawn) and `data-series`.
  */
-import { LineChart, type LineSeriesOption } from 'echarts/charts';
-import {
-  DataZoomComponent,
-  type DataZoomComponentOption,
-  GridComponent,
-  type GridComponentOption,
-  LegendComponent,
-  type LegendComponentOption,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
+import { DataZoomComponent, type DataZoomComponentOption } from 'echarts/components';
+import { use } from 'echarts/core';
 import { useMemo } from 'react';
+// Registers the line chart's ECharts parts (a type-only import would be dropped).
+import '@/shared/charts/lineChart';
+import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatDateTime, formatNumber, formatTime } from '@/shared/format';
 import { currentLang, localeOf } from '@/shared/i18n';
 
-use([LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, CanvasRenderer]);
+use([DataZoomComponent]);
 
-type Option = ComposeOption<
-  | LineSeriesOption
-  | GridComponentOption
-  | TooltipComponentOption
-  | LegendComponentOption
-  | DataZoomComponentOption
->;
+type Option = LineChartOption<DataZoomComponentOption>;
 
 export const PALETTE = [
   '#1677ff',

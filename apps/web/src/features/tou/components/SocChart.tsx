@@ -1,27 +1,22 @@
 /**
  * The previewed day's SOC curve (%, at each quarter hour, 00:00–24:00) over the daily plan's
- * periods shaded in their tier colours. ECharts through `echarts/core` with only the line chart,
- * grid, tooltip and mark areas (design §6); loaded lazily so the library is its own chunk.
+ * periods shaded in their tier colours. ECharts through `echarts/core` with the shared line-chart
+ * parts (shared/charts/lineChart.ts) and mark areas (design §6); loaded lazily so the library is its own chunk.
  */
 import { hhmmOf, type TouPeriod } from '@ess/contract';
-import { LineChart, type LineSeriesOption } from 'echarts/charts';
-import {
-  GridComponent,
-  type GridComponentOption,
-  MarkAreaComponent,
-  TooltipComponent,
-  type TooltipComponentOption,
-} from 'echarts/components';
-import { type ComposeOption, use } from 'echarts/core';
-import { CanvasRenderer } from 'echarts/renderers';
+import { MarkAreaComponent } from 'echarts/components';
+import { use } from 'echarts/core';
 import { useMemo } from 'react';
+// Registers the line chart's ECharts parts (a type-only import would be dropped).
+import '@/shared/charts/lineChart';
+import type { LineChartOption } from '@/shared/charts/lineChart';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber } from '@/shared/format';
 import { periodSpan, TIER_COLORS } from '../model';
 
-use([LineChart, GridComponent, TooltipComponent, MarkAreaComponent, CanvasRenderer]);
+use([MarkAreaComponent]);
 
-type Option = ComposeOption<LineSeriesOption | GridComponentOption | TooltipComponentOption>;
+type Option = LineChartOption;
 
 function buildOption(socPct: readonly number[], periods: readonly TouPeriod[], name: string): Option {
   // The day starts at the SOC it ends at (the preview repeats the day).
