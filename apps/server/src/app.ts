@@ -10,7 +10,7 @@
  * 3. `ess-db` (core/db/db-plugin.ts): `db` — opened, migrated and seeded here unless passed in;
  * 4. `ess-devices` (devices/device-service.ts): `devices` — broker, ingest, tracker, commands;
  * 5. `ess-jobs` (jobs/jobs-plugin.ts): `scheduler`, `alarmMail`;
- * 6. `ess-services` (below): `sessions`, `dashboard`, `live`, `touPush`, `registry`;
+ * 6. `ess-services` (below): `sessions`, `fleet`, `live`, `touPush`, `registry`;
  * 7. `ess-routes` (below): `/ws`, the `/api-bms` calls (`apiRoutes`), the built console;
  * 8. `ess-demo` (demo/demo-plugin.ts): the simulated fleet, when configured.
  *
@@ -39,7 +39,7 @@ import { dbPlugin } from './core/db/db-plugin';
 import { failure, registerEnvelope } from './core/http/envelope';
 import { demoPlugin } from './demo/demo-plugin';
 import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
-import { DashboardService } from './devices/fleet-snapshot';
+import { FleetSnapshot } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
 import { TouPushService } from './devices/tou-push';
 import { jobsPlugin } from './jobs/jobs-plugin';
@@ -67,7 +67,7 @@ declare module 'fastify' {
     /** Sessions, tokens and revocation (plugin `ess-services`). */
     sessions: SessionService;
     /** Fleet snapshot for the dashboard, screens and live push (plugin `ess-services`). */
-    dashboard: DashboardService;
+    fleet: FleetSnapshot;
     /** Live push over `/ws` (plugin `ess-services`). */
     live: LiveHub;
     /** Delivery of ToU schemes to the EMS (plugin `ess-services`). */
@@ -197,8 +197,8 @@ const servicesPlugin = fp(
   async (app) => {
     const { config, db, devices } = app;
     app.decorate('sessions', new SessionService(db, config.auth));
-    app.decorate('dashboard', new DashboardService(db));
-    const live = new LiveHub(db, app.sessions, app.dashboard, app.log);
+    app.decorate('fleet', new FleetSnapshot(db));
+    const live = new LiveHub(db, app.sessions, app.fleet, app.log);
     app.decorate('live', live);
     live.start(devices);
     app.addHook('onClose', () => live.close());

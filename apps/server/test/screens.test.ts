@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { rowsOf } from '../src/core/db/rows';
 import { device, deviceLatest, site, touScheme } from '../src/core/db/schema';
-import { DashboardService } from '../src/devices/fleet-snapshot';
+import { FleetSnapshot } from '../src/devices/fleet-snapshot';
 import { type EventRow, storeBatch } from '../src/devices/telemetry-store';
 import { PUBLIC_COCKPIT_RATE_PER_MINUTE } from '../src/modules/screen/screen-routes';
 import { PUBLIC_CACHE_MS, ScreenService } from '../src/modules/screen/screen-service';
@@ -331,7 +331,7 @@ describe.each(engines)('big screens on %s', (engine) => {
   });
 
   it('the public cockpit builds one answer at a time and serves the last one while refreshing', async () => {
-    const dashboard = new DashboardService(db);
+    const dashboard = new FleetSnapshot(db);
     let builds = 0;
     let release: () => void = () => undefined;
     let gate = Promise.resolve();

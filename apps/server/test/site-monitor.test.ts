@@ -18,7 +18,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { device, deviceLatest, site } from '../src/core/db/schema';
-import { DashboardService } from '../src/devices/fleet-snapshot';
+import { FleetSnapshot } from '../src/devices/fleet-snapshot';
 import { type EventRow, storeBatch } from '../src/devices/telemetry-store';
 import { SiteMonitorService } from '../src/modules/monitor/site-monitor-service';
 import { call, type SignedIn, signIn } from './support/client';
@@ -383,7 +383,7 @@ describe.each(engines)('site monitoring on %s', (engine) => {
   });
 
   it('reads the figures of the one site asked for, not of the whole scope', async () => {
-    const dashboard = new DashboardService(db);
+    const dashboard = new FleetSnapshot(db);
     const asked: (number | undefined)[] = [];
     const sites = dashboard.sites.bind(dashboard);
     dashboard.sites = (scope, siteId) => {

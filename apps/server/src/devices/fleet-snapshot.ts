@@ -17,7 +17,11 @@ import { dailyEnergySql } from './daily-energy';
 /** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
 export const FLEET_TIMEZONE = 'Asia/Shanghai';
 
-export class DashboardService {
+/**
+ * The fleet figures of a company scope (sites with online state, SOC, power, today's kWh; the
+ * fleet power curve), shared by the dashboard, the big screens, site monitoring and the live hub.
+ */
+export class FleetSnapshot {
   constructor(private readonly db: Db) {}
 
   /** Everything the dashboard shows. */

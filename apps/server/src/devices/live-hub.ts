@@ -28,7 +28,7 @@ import type { Db } from '../core/db/database';
 import { device, deviceLatest } from '../core/db/schema';
 import { ApiError } from '../core/http/api-error';
 import type { DeviceService } from './device-service';
-import type { DashboardService } from './fleet-snapshot';
+import type { FleetSnapshot } from './fleet-snapshot';
 
 interface LiveClient {
   socket: WebSocket;
@@ -56,7 +56,7 @@ export class LiveHub {
   constructor(
     private readonly db: Db,
     private readonly sessions: SessionService,
-    private readonly dashboard: DashboardService,
+    private readonly fleet: FleetSnapshot,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -180,7 +180,7 @@ export class LiveHub {
       }
       if (channel === 'fleet') {
         client.channels.add(channel);
-        this.send(client, { type: 'fleet', ...(await this.dashboard.snapshot(client.scope)) });
+        this.send(client, { type: 'fleet', ...(await this.fleet.snapshot(client.scope)) });
         continue;
       }
       const deviceId = Number(channel.slice('device:'.length));
@@ -217,10 +217,10 @@ export class LiveHub {
   private async flush(channel: string): Promise<void> {
     try {
       if (channel === 'fleet') {
-        const byScope = new Map<string, ReturnType<DashboardService['snapshot']>>();
+        const byScope = new Map<string, ReturnType<FleetSnapshot['snapshot']>>();
         for (const c of this.clients) {
           if (!c.channels.has('fleet') || !c.scope || !c.scopeKey) continue;
-          if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.dashboard.snapshot(c.scope));
+          if (!byScope.has(c.scopeKey)) byScope.set(c.scopeKey, this.fleet.snapshot(c.scope));
           this.send(c, { type: 'fleet', ...(await byScope.get(c.scopeKey)!) });
         }
         return;

@@ -11,6 +11,6 @@ import { ok } from '../../core/http/envelope';
 
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   route(app, endpoints.dashboard.overview, async (request) =>
-    ok(request, await app.dashboard.dashboard(await companyScope(app.db, request.auth))),
+    ok(request, await app.fleet.dashboard(await companyScope(app.db, request.auth))),
   );
 };

@@ -19,7 +19,7 @@ import { ok } from '../../core/http/envelope';
 import { SiteMonitorService } from './site-monitor-service';
 
 export const siteMonitorRoutes: FastifyPluginAsyncZod = async (app) => {
-  const service = new SiteMonitorService(app.db, app.dashboard);
+  const service = new SiteMonitorService(app.db, app.fleet);
 
   route(app, endpoints.siteMonitor.sites, async (request) =>
     ok(request, await service.sites(await companyScope(app.db, request.auth))),

@@ -3,7 +3,7 @@
  * position and status, and one site's devices and panels from `device_latest`.
  *
  * Site figures (online, SOC, battery kW, today's kWh, active alarms) are the dashboard's
- * ({@link DashboardService.sites}), not computed again here; this adds position, address, time
+ * ({@link FleetSnapshot.sites}), not computed again here; this adds position, address, time
  * zone and the map status. Every lookup is limited to the caller's company scope; a site outside
  * it answers 3036 as if it did not exist.
  */
@@ -21,7 +21,7 @@ import { type CompanyScope, inScopeSql } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { rowsOf } from '../../core/db/rows';
 import { ApiError } from '../../core/http/api-error';
-import type { DashboardService } from '../../devices/fleet-snapshot';
+import type { FleetSnapshot } from '../../devices/fleet-snapshot';
 
 interface SitePlace {
   id: number;
@@ -34,12 +34,12 @@ interface SitePlace {
 export class SiteMonitorService {
   constructor(
     private readonly db: Db,
-    private readonly dashboard: DashboardService,
+    private readonly fleet: FleetSnapshot,
   ) {}
 
   /** Every site in scope (ordered by id) with its status figures, position and map status. */
   async sites(scope: CompanyScope): Promise<SiteMonitorList> {
-    const [statuses, places] = await Promise.all([this.dashboard.sites(scope), this.places(scope)]);
+    const [statuses, places] = await Promise.all([this.fleet.sites(scope), this.places(scope)]);
     const byId = new Map(places.map((p) => [p.id, p]));
     const sites: SiteMonitorSite[] = [];
     for (const s of statuses) {
@@ -64,7 +64,7 @@ export class SiteMonitorService {
   async site(scope: CompanyScope, siteId: number): Promise<SiteMonitorDetail> {
     const places = await this.places(scope, siteId);
     if (places.length === 0) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
-    const [status] = await this.dashboard.sites(scope, siteId);
+    const [status] = await this.fleet.sites(scope, siteId);
     const place = places[0]!;
     if (!status) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
     const site: SiteMonitorSite = {

@@ -21,7 +21,7 @@ const calls = endpoints.screen;
 export const PUBLIC_COCKPIT_RATE_PER_MINUTE = 30;
 
 export const screenRoutes: FastifyPluginAsyncZod = async (app) => {
-  const screens = new ScreenService(app.db, app.dashboard);
+  const screens = new ScreenService(app.db, app.fleet);
 
   route(app, calls.cockpitPublic, async (request) => ok(request, await screens.publicCockpit()), {
     config: { rateLimit: { max: PUBLIC_COCKPIT_RATE_PER_MINUTE, timeWindow: '1 minute' } },

@@ -8,7 +8,7 @@
  * - `cockpit(scope)`: the same aggregates for the caller's companies plus its sites.
  * - `sites(scope)`, `site(scope, id)`: site picker and one site's screen data (3036 outside scope).
  *
- * Energy per site and local day: the shared daily rule of dashboard/energy.ts
+ * Energy per site and local day: the shared daily rule of devices/daily-energy.ts
  * ({@link dailyEnergySql}), as on the dashboard, history and export. Active alarms: rows of
  * `alarm` not cleared ({@link activeAlarmsSql}), as on the alarms page. Revenue per site-day = discharged × peak price − charged × valley price, prices
  * from the day's plan of the site's ToU scheme (`resolveDay`) or the contract's defaults.
@@ -41,7 +41,7 @@ import { numOrNull, numOrZero, rowsOf } from '../../core/db/rows';
 import { ApiError } from '../../core/http/api-error';
 import { activeAlarmsSql } from '../../devices/active-alarms';
 import { dailyEnergySql, ENERGY_POINTS } from '../../devices/daily-energy';
-import type { DashboardService } from '../../devices/fleet-snapshot';
+import type { FleetSnapshot } from '../../devices/fleet-snapshot';
 
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
 export const PUBLIC_CACHE_MS = 5000;
@@ -93,7 +93,7 @@ export class ScreenService {
 
   constructor(
     private readonly db: Db,
-    private readonly dashboard: DashboardService,
+    private readonly fleet: FleetSnapshot,
   ) {}
 
   /**
@@ -138,13 +138,13 @@ export class ScreenService {
     scope: CompanyScope,
   ): Promise<{ aggregates: CockpitAggregates; siteList: CockpitSite[] }> {
     const [sites, energy, extra, alarms, powerCurve] = await Promise.all([
-      this.dashboard.sites(scope),
+      this.fleet.sites(scope),
       this.energy(scope),
       this.extra(scope),
       this.alarmLevels(scope),
-      this.dashboard.powerCurve(scope),
+      this.fleet.powerCurve(scope),
     ]);
-    const overview = await this.dashboard.overview(scope, sites);
+    const overview = await this.fleet.overview(scope, sites);
     const none: SiteEnergy = {
       todayCharge: 0,
       todayDischarge: 0,
