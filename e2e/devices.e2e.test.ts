@@ -5,7 +5,7 @@
 import { endpoints } from '@ess/contract';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, api, apiSignIn, openSignedIn } from './support/app';
+import { ADMIN, api, apiSignIn, openSignedIn, SCREENSHOTS_ON, screenshot } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 /** SOC, battery power and grid power of each site row, by site id: values only, no clock. */
@@ -76,7 +76,17 @@ describe('devices and live data', () => {
     await secretValue.waitFor();
     const secret = await secretValue.innerText();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await page.getByTestId('secret-command').innerText()).toContain(`-u EMS-${code} -P ${secret}`);
+    const command = await page.getByTestId('secret-command').innerText();
+    expect(command).toContain(`-u EMS-${code} -P ${secret}`);
+    // The embedded broker offers TLS: the dialog shows its port and fingerprint, hands out the
+    // certificate, and the ready command trusts it.
+    expect(await page.getByTestId('secret-tlsPort').innerText()).toMatch(/^\d+$/);
+    expect(await page.getByTestId('secret-fingerprint').innerText()).toMatch(
+      /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/,
+    );
+    expect(command).toMatch(/^mosquitto_pub --cafile ess-mqtt-ca\.pem -h \S+ -p \d+ /);
+    await page.getByTestId('secret-ca-download').waitFor();
+    if (SCREENSHOTS_ON) await screenshot(page, 'device-secret-zh-1440');
     await page.getByTestId('secret-done').click();
     const row = page.getByTestId('device-table').locator('tr[data-row-key]', { hasText: `EMS-${code}` });
     await row.waitFor();

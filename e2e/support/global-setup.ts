@@ -51,6 +51,7 @@ export default async function setup(project: TestProject) {
       DEMO_SITES: '4',
       SIMULATOR_INTERVAL_S: '2',
       MQTT_PORT: '0',
+      MQTT_TLS_PORT: '0',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -56,6 +56,7 @@ import { companyRoutes } from './modules/org/company-routes';
 import { departmentRoutes } from './modules/org/department-routes';
 import { employeeAdminRoutes } from './modules/org/employee-admin-routes';
 import { roleRoutes } from './modules/org/role-routes';
+import { deadLetterRoutes } from './modules/registry/dead-letter-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
 import { screenRoutes } from './modules/screen/screen-routes';
@@ -238,6 +239,7 @@ const routesPlugin = fp(
       await api.register(employeeRoutes);
       await api.register(menuRoutes);
       await api.register(registryRoutes);
+      await api.register(deadLetterRoutes);
       await api.register(dashboardRoutes);
       await api.register(companyRoutes);
       await api.register(departmentRoutes);

@@ -29,6 +29,7 @@ import {
   company,
   department,
   device,
+  deviceDeadLetter,
   deviceDelivery,
   employee,
   employeeRole,
@@ -130,6 +131,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   async function addPlainEmployee() {
     const userId = await addAccount(db, fresh('acct'), 'secret1');
     return addEmployee(db, { companyId: A, userId, name: fresh('emp') });
+  }
+  /** A pending invitation of company A for an account of company B (none of the callers'). */
+  async function addInvitationOfA() {
+    const userId = await addAccount(db, fresh('invitee'), 'secret1');
+    await addEmployee(db, { companyId: B, userId, name: fresh('invitee-b') });
+    await db
+      .insert(employee)
+      .values({ companyId: A, userId, name: fresh('invited'), invitation: 'pending', joinedAt: null });
   }
   async function addSubCompany(kind: CompanyKind) {
     const [row] = await db
@@ -279,6 +288,27 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     '/api-bms/user/getLanguageMenu': { body: () => ({ language: 'cn' }), b: OK, e: OK, d: OK },
     '/api-bms/user/loginOut': { body: () => ({}), b: OK, e: OK, d: OK, endsSession: true },
     '/api-bms/user/getPermission': { body: () => ({}), b: OK, e: OK, d: OK },
+    // Keyed by the caller's own account: nobody answers an invitation meant for someone else.
+    [endpoints.user.acceptInvitation.path]: {
+      body: async () => {
+        await addInvitationOfA();
+        return { companyId: A };
+      },
+      a: code(ErrorCode.INVITATION_NOT_FOUND),
+      b: code(ErrorCode.INVITATION_NOT_FOUND),
+      e: code(ErrorCode.INVITATION_NOT_FOUND),
+      d: code(ErrorCode.INVITATION_NOT_FOUND),
+    },
+    [endpoints.user.declineInvitation.path]: {
+      body: async () => {
+        await addInvitationOfA();
+        return { companyId: A };
+      },
+      a: code(ErrorCode.INVITATION_NOT_FOUND),
+      b: code(ErrorCode.INVITATION_NOT_FOUND),
+      e: code(ErrorCode.INVITATION_NOT_FOUND),
+      d: code(ErrorCode.INVITATION_NOT_FOUND),
+    },
     '/api-bms/employee/updatePassword': {
       // Same old and new password: reaches the rules without changing anything (5056).
       body: () => {
@@ -480,6 +510,13 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       body: () => ({ id: gatewayA }),
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
+    },
+    [endpoints.device.deadLetterPageList.path]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-dead-letter`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
     },
 
     ...Object.assign({}, ...COMPANY_KINDS.map(companyCases)),
@@ -799,6 +836,15 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       })
       .returning({ id: mailOutbox.id });
     mailA = mail!.id;
+    await db.insert(deviceDeadLetter).values({
+      companyId: A,
+      siteId: siteA,
+      gatewaySn: `${M}-dead-letter`,
+      kind: 'telemetry',
+      payload: '{}',
+      error: 'value out of range: overflow',
+      errorCode: '22003',
+    });
     await db.update(site).set({ touSchemeId: schemeA }).where(eq(site.id, siteA));
     await db.insert(deviceDelivery).values({
       kind: 'tou',

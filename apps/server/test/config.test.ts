@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_ADMIN_PASSWORD, loadConfig } from '../src/core/config';
+import { ConfigError, DEFAULT_ADMIN_PASSWORD, defaultMqttClientId, loadConfig } from '../src/core/config';
 
 /** The ConfigError thrown for `env`, or a failure when none is. */
 function configError(env: Record<string, string>): ConfigError {
@@ -89,6 +89,35 @@ describe('loadConfig', () => {
     });
   });
 
+  it('runs the embedded broker on plain TCP and TLS (8883) by default; either may be off, not both', () => {
+    expect(loadConfig({})).toMatchObject({
+      mqttPlain: true,
+      mqttTls: { port: 8883, certFile: undefined, keyFile: undefined },
+      mqttCa: undefined,
+    });
+    const own = loadConfig({
+      MQTT_PLAIN: 'off',
+      MQTT_TLS_PORT: '18883',
+      MQTT_TLS_CERT: 'certs/broker.pem',
+      MQTT_TLS_KEY: '/etc/ess/broker.key',
+      MQTT_CA: 'ca.pem',
+    });
+    expect(own).toMatchObject({
+      mqttPlain: false,
+      mqttTls: { port: 18883, certFile: path.resolve('certs/broker.pem'), keyFile: '/etc/ess/broker.key' },
+      mqttCa: path.resolve('ca.pem'),
+    });
+    expect(loadConfig({ MQTT_TLS: 'off' }).mqttTls).toBeNull();
+    expect(configError({ MQTT_PLAIN: 'off', MQTT_TLS: 'off' }).message).toMatch(
+      /MQTT_PLAIN=off and MQTT_TLS=off/,
+    );
+    // With an external broker the embedded one's listeners do not matter.
+    expect(loadConfig({ MQTT_PLAIN: 'off', MQTT_TLS: 'off', MQTT_URL: 'mqtts://b:8883' }).mqttTls).toBeNull();
+    expect(configError({ MQTT_TLS_CERT: 'c.pem' }).message).toMatch(/MQTT_TLS_CERT and MQTT_TLS_KEY/);
+    expect(configError({ MQTT_TLS_KEY: 'k.pem' }).message).toMatch(/MQTT_TLS_CERT and MQTT_TLS_KEY/);
+    expect(configError({ MQTT_PLAIN: 'no' }).message).toMatch(/\bMQTT_PLAIN: /);
+  });
+
   it('resolves a relative DATA_DIR against the working directory', () => {
     expect(loadConfig({ DATA_DIR: 'var/ess' }).dataDir).toBe(path.resolve('var/ess'));
   });
@@ -167,6 +196,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ SCRYPT_LOG_N: '10' }).auth.scryptLogN).toBe(10);
     expect(loadConfig({ SCRYPT_LOG_N: '20' }).auth.scryptLogN).toBe(20);
     expect(configError({ SCRYPT_LOG_N: '21' }).message).toContain('SCRYPT_LOG_N');
+  });
+
+  it('gives each instance a stable MQTT client id of its own; MQTT_CLIENT_ID, MQTT_SESSION_EXPIRY_S and MQTT_SHARE_GROUP override', () => {
+    const one = loadConfig({ DATA_DIR: '/var/lib/ess', PORT: '8080' });
+    expect(one.mqttClientId).toMatch(/^ess-[A-Za-z0-9_.-]+-[0-9a-f]{8}$/);
+    // The same instance restarted: the same id (the broker keeps its session for it).
+    expect(loadConfig({ DATA_DIR: '/var/lib/ess', PORT: '8080' }).mqttClientId).toBe(one.mqttClientId);
+    // A second instance on the host differs in port or folder: another id.
+    expect(loadConfig({ DATA_DIR: '/var/lib/ess', PORT: '8081' }).mqttClientId).not.toBe(one.mqttClientId);
+    expect(loadConfig({ DATA_DIR: '/var/lib/ess2', PORT: '8080' }).mqttClientId).not.toBe(one.mqttClientId);
+    expect(defaultMqttClientId('/d', 1, 'host name/ä')).toMatch(/^ess-host-name---[0-9a-f]{8}$/);
+    expect(one).toMatchObject({ mqttSessionExpiryS: 86_400, mqttShareGroup: 'ess-ingest' });
+
+    expect(
+      loadConfig({ MQTT_CLIENT_ID: 'ess-a', MQTT_SESSION_EXPIRY_S: '3600', MQTT_SHARE_GROUP: 'off' }),
+    ).toMatchObject({ mqttClientId: 'ess-a', mqttSessionExpiryS: 3600, mqttShareGroup: null });
+    expect(loadConfig({ MQTT_SHARE_GROUP: 'plant-a' }).mqttShareGroup).toBe('plant-a');
+    expect(configError({ MQTT_SHARE_GROUP: 'a/b' }).message).toContain('MQTT_SHARE_GROUP');
+    expect(configError({ MQTT_SESSION_EXPIRY_S: '-1' }).message).toContain('MQTT_SESSION_EXPIRY_S');
   });
 
   it('ignores variables it does not know', () => {

@@ -2,12 +2,16 @@
  * Opening the database (db/database.ts, db/seed.ts): the PGlite folder lock, and a second start
  * on the same data keeping every row.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_ACCOUNT, PLATFORM_COMPANY_NAME, seedIfEmpty } from '../src/access/seed';
+import { LOCK_FILE, lockDataDir, STALE_MS } from '../src/core/db/data-dir-lock';
 import { type Database, DataDirInUseError, openDatabase } from '../src/core/db/database';
 import { company, employee, menu, role, userAccount } from '../src/core/db/schema';
 import { createTestApp, TEST_SCRYPT_LOG_N } from './support/test-app';
@@ -80,6 +84,145 @@ describe('PGlite data folder', () => {
     const names = (await second.db.select({ name: company.name }).from(company)).map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining([PLATFORM_COMPANY_NAME, 'Kept across restarts']));
   }, 60_000);
+});
+
+/** Starts `support/hold-data-dir.ts` on `dataDir`; resolves once it has the folder open. */
+async function holder(dataDir: string): Promise<ChildProcess> {
+  const script = fileURLToPath(new URL('./support/hold-data-dir.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('open')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the holder exited with code ${code}`)));
+  });
+  return child;
+}
+
+describe('PGlite data folder lock after a crash', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ess-db-crash-'));
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a live holder in another process is refused, naming its pid and that it runs; after kill -9 a start opens at once', async () => {
+    child = await holder(dataDir);
+    const error = await openDatabase({ dataDir }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(DataDirInUseError);
+    const message = (error as Error).message;
+    expect(message).toContain(dataDir);
+    expect(message).toContain(`process ${child.pid} on host ${os.hostname()}`);
+    expect(message).toMatch(/is running/);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const takeovers: string[] = [];
+    const started = performance.now();
+    const release = await lockDataDir(dataDir, { onTakeover: (what) => takeovers.push(what) });
+    const tookMs = performance.now() - started;
+    await release();
+    expect(takeovers).toEqual([expect.stringContaining(`process ${child.pid}`)]);
+    // Not the 15 s a lock needs to age: the dead holder was recognised.
+    expect(tookMs).toBeLessThan(STALE_MS / 3);
+
+    // The whole database, as a supervisor restarts it: a second holder killed, then opened at once
+    // (PGlite recovers the folder the killed process left mid-flight).
+    child = await holder(dataDir);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const reopened = await openDatabase({ dataDir });
+    try {
+      await reopened.migrate();
+      expect((await reopened.db.select({ n: count() }).from(menu))[0]!.n).toBeGreaterThan(0);
+    } finally {
+      await reopened.close();
+    }
+  }, 120_000);
+});
+
+describe('PGlite data folder lock judgements', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'ess-lock-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  let n = 0;
+  /** A data folder whose lock file says `record` (merged over a plausible one), aged `ageMs`. */
+  const folderWith = (record: object | string, ageMs = 0) => {
+    const dir = path.join(root, String(++n));
+    mkdirSync(dir);
+    const file = path.join(dir, LOCK_FILE);
+    const base = {
+      pid: process.ppid,
+      host: os.hostname(),
+      bootId: null,
+      startTime: null,
+      token: 't',
+      since: 'x',
+    };
+    writeFileSync(file, typeof record === 'string' ? record : JSON.stringify({ ...base, ...record }));
+    const when = new Date(Date.now() - ageMs);
+    utimesSync(file, when, when);
+    return dir;
+  };
+  const take = async (dir: string) => {
+    const takeovers: string[] = [];
+    const release = await lockDataDir(dir, { onTakeover: (what) => takeovers.push(what) });
+    const content = JSON.parse(readFileSync(path.join(dir, LOCK_FILE), 'utf8'));
+    await release();
+    return { takeovers, content };
+  };
+
+  it('takes over the lock of a process that no longer runs, and of a reused process id', async () => {
+    // Process ids above the kernel's pid_max (2^22) never exist.
+    const gone = await take(folderWith({ pid: 4_194_305 }));
+    expect(gone.takeovers).toEqual([expect.stringMatching(/no process 4194305 is running/)]);
+    expect(gone.content.pid).toBe(process.pid);
+    // Our parent runs, but it did not start at the recorded time: its id was reused.
+    const linux = process.platform === 'linux';
+    const reused = folderWith({ pid: process.ppid, startTime: '1' });
+    if (linux) {
+      expect((await take(reused)).takeovers).toEqual([
+        expect.stringMatching(/now belongs to another program/),
+      ]);
+    }
+    // This process's own id, from an earlier run (a container's pid 1 after a restart).
+    expect((await take(folderWith({ pid: process.pid }))).takeovers).toEqual([
+      expect.stringMatching(/an earlier process that had this process's id/),
+    ]);
+  });
+
+  it('refuses a live holder whose start time matches, naming it', async () => {
+    if (process.platform !== 'linux') return;
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8');
+    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const dir = folderWith({ pid: process.ppid, startTime });
+    await expect(lockDataDir(dir)).rejects.toThrow(
+      new RegExp(
+        `process ${process.ppid} on host .*: process ${process.ppid} is running, started when it took the lock`,
+      ),
+    );
+  });
+
+  it('judges locks it cannot check by their age: another host, an unreadable file, an earlier version', async () => {
+    await expect(lockDataDir(folderWith({ host: 'elsewhere' }))).rejects.toThrow(
+      /process \d+ on host elsewhere .*cannot be checked from this host, and it was refreshed 0 s ago/,
+    );
+    expect((await take(folderWith({ host: 'elsewhere' }, STALE_MS + 1000))).takeovers).toHaveLength(1);
+    await expect(lockDataDir(folderWith('{"pi'))).rejects.toThrow(/a lock file that cannot be read/);
+    expect((await take(folderWith('', STALE_MS + 1000))).takeovers).toHaveLength(1);
+    // proper-lockfile's lock directory, as earlier versions left it.
+    const legacy = path.join(root, 'legacy');
+    mkdirSync(path.join(legacy, LOCK_FILE), { recursive: true });
+    await expect(lockDataDir(legacy)).rejects.toThrow(/earlier ESS Console version/);
+    const old = new Date(Date.now() - STALE_MS - 1000);
+    utimesSync(path.join(legacy, LOCK_FILE), old, old);
+    expect((await take(legacy)).takeovers).toEqual([expect.stringMatching(/earlier ESS Console version/)]);
+  });
 });
 
 describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL database', () => {

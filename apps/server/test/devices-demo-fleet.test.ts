@@ -1,7 +1,8 @@
 /**
  * The demo fleet registration of `npm start`: idempotent by site code (a restart finds the same
- * sites and devices), fresh gateway secrets at every start (the old ones stop working), four
- * demo companies, and a real site that took a demo code is left alone.
+ * sites and devices), fresh gateway secrets at every start (the old ones stop working) unless the
+ * kept ones are handed in and still match (an external broker's password file), four demo
+ * companies, and a real site that took a demo code is left alone.
  */
 import { buildFleet } from '@ess/simulator';
 import { asc, eq, inArray } from 'drizzle-orm';
@@ -94,6 +95,23 @@ describe.each(engines)('demo fleet registration on %s', (engine) => {
     }
     // The second run added no company.
     expect(await ctx.database.db.select({ id: company.id }).from(company)).toHaveLength(companiesBefore);
+  });
+
+  it('secrets kept from the last start are reused while they match; others are replaced', async () => {
+    const first = await registerDemoFleet(ctx.database.db, { sites: 5, seed: 1 });
+    const [a, b] = first.fleet.map((s) => s.gatewaySn);
+    const keep = new Map([
+      [a!, first.credentials.get(a!)!],
+      [b!, 'not-the-secret'],
+    ]);
+    const second = await registerDemoFleet(ctx.database.db, { sites: 5, seed: 1, keep });
+    const hashOf = async (sn: string) =>
+      (await ctx.database.db.select({ h: device.secretHash }).from(device).where(eq(device.sn, sn)))[0]!.h;
+    expect(second.credentials.get(a!)).toBe(first.credentials.get(a!));
+    expect(verifyDeviceSecret(second.credentials.get(a!)!, await hashOf(a!))).toBe(true);
+    expect(second.credentials.get(b!)).not.toBe('not-the-secret');
+    expect(verifyDeviceSecret(second.credentials.get(b!)!, await hashOf(b!))).toBe(true);
+    expect(verifyDeviceSecret(first.credentials.get(b!)!, await hashOf(b!))).toBe(false);
   });
 
   it('a real (non-demo) site that took a demo site code is left alone', async () => {

@@ -471,22 +471,30 @@ describe.each(engines)('organisation rules on %s', (engine) => {
       const departmentId = await addDepartment(db(), { companyId });
       const body = saveBody({ roleIds: [plainRole], departmentId, phone: uniquePhone() });
       const created = await okCall(admin.token, endpoints.employee.save.path, body);
-      expect(created.linkedExistingAccount).toBe(false);
+      expect(Object.keys(created)).toEqual(['id']);
       const detail = await okCall(admin.token, endpoints.employee.detail.path, { id: created.id });
       expect(detail).toMatchObject({
         account: body.account,
         companyId,
         departmentId,
+        awaitingSignIn: true,
         mustChangePassword: true,
         isAdmin: false,
         roles: [{ id: plainRole }],
       });
-      expect((await accountRow(detail.userId)).mustChangePassword).toBe(true);
+      expect(detail).not.toHaveProperty('userId');
+      const [account] = await db().select().from(userAccount).where(eq(userAccount.account, body.account));
+      expect(account!.mustChangePassword).toBe(true);
       const session = await signIn(ctx.app, body.account, 'init-pass-1');
       expect(session.info.mustChangePassword).toBe(true);
+      // The first session takes the membership up: no longer awaiting, still to change the password.
+      expect(await okCall(admin.token, endpoints.employee.detail.path, { id: created.id })).toMatchObject({
+        awaitingSignIn: false,
+        mustChangePassword: true,
+      });
     });
 
-    it('an existing account of another company is linked and keeps its password', async () => {
+    it('an existing account the caller sees (platform: every company) is added at once and keeps its password', async () => {
       const other = await addStaff(db());
       const before = await accountRow(other.userId);
       const created = await okCall(
@@ -494,8 +502,12 @@ describe.each(engines)('organisation rules on %s', (engine) => {
         endpoints.employee.save.path,
         saveBody({ account: other.account, password: digest('not-used-1') }),
       );
-      expect(created.linkedExistingAccount).toBe(true);
+      expect(Object.keys(created)).toEqual(['id']);
       expect(await accountRow(other.userId)).toEqual(before);
+      expect(await okCall(admin.token, endpoints.employee.detail.path, { id: created.id })).toMatchObject({
+        awaitingSignIn: false,
+        mustChangePassword: false,
+      });
       const login = await call(ctx.app, endpoints.user.login.path, loginBody(other.account, other.password));
       expect(login.code).toBe(0);
       expect(login.data.companyList.map((c: { id: number }) => c.id).sort()).toEqual(

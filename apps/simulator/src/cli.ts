@@ -6,7 +6,8 @@
  *
  * `--credentials` names a JSON file `{ "<gateway SN>": "<secret>", … }` (the secrets the server
  * issued when the devices were registered); `--password` uses one password for every gateway
- * (test brokers); with neither, gateways connect without a password (anonymous brokers).
+ * (test brokers); with neither, gateways connect without a password (anonymous brokers). Each
+ * gateway's user name is its SN; a user name and password in `--url` are ignored.
  * `--list` prints the fleet as JSON and exits. Prints one line per site on start and the
  * counters every 30 s; Ctrl-C publishes each gateway's clean offline status and exits.
  */
@@ -68,6 +69,15 @@ async function main(): Promise<void> {
     return;
   }
   const url = str('url') ?? fail('--url is required');
+  try {
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password)
+      process.stderr.write(
+        'sim: the user name and password in --url are ignored: each gateway logs in as its SN\n',
+      );
+  } catch {
+    fail(`--url is not a URL: "${url}"`);
+  }
   let startTimeMs: number | undefined;
   if (str('start') !== undefined) {
     startTimeMs = Date.parse(str('start')!);

@@ -4,8 +4,11 @@
  *
  * - Connects with client id = username = the gateway SN, password = its secret, clean session
  *   false, keep-alive 60 s, and the protocol's last will (`{online:false, reason:'lwt'}`,
- *   retained, QoS 1, on `ess/v1/<SN>/status`).
- * - On every (re)connect: publishes its birth retained and subscribes to `ess/v1/<SN>/cmd`.
+ *   retained, QoS 1, on `ess/v1/<SN>/status`). User name and password in the broker URL are
+ *   ignored (mqtt.js would let them override the gateway's own: with the server's `MQTT_URL`, every
+ *   demo gateway would log in as the server, which the broker's ACL rightly refuses). A refused
+ *   connection is retried like a lost one (every 2 s).
+ * - On every (re)connect: subscribes to `ess/v1/<SN>/cmd`, then publishes its birth retained.
  * - `advance(simNowMs)` steps the site model (fixed `stepS` of simulated time) up to the
  *   simulation clock; publishes telemetry every `intervalS` of simulated time (BMS cell arrays
  *   on every 5th message) and alarm events as soon as a step raises or clears them.
@@ -15,7 +18,9 @@
  * Timestamps (`ts`) are the device clock: simulation time plus the offset set by `time_sync`.
  * Message ids come from one counter per gateway (telemetry `"<n>"`, events `"e-<n>"`).
  * While disconnected, QoS 1 messages are queued by mqtt.js (bounded by `maxOfflineQueue`;
- * beyond that telemetry is dropped and counted) and sent after the reconnect.
+ * beyond that telemetry is dropped and counted) and sent after the reconnect; before the first
+ * subscription (the gateway never connected yet, e.g. refused) nothing is queued (dropped and
+ * counted).
  */
 import { deviceTopic } from '@ess/contract';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -44,7 +49,7 @@ export interface GatewayStats {
   telemetry: number;
   events: number;
   commands: number;
-  /** Messages dropped because the offline queue was full. */
+  /** Messages dropped: the offline queue was full, or the gateway never connected yet. */
   dropped: number;
   errors: number;
 }
@@ -100,6 +105,8 @@ export class SimGateway {
   private offlineQueued = 0;
   private lastError = '';
   private stopping = false;
+  /** Subscribed to its `cmd` topic once (the broker keeps the subscription in the session). */
+  private subscribed = false;
 
   constructor(opts: GatewayOptions) {
     this.opts = opts;
@@ -126,7 +133,7 @@ export class SimGateway {
    */
   start(): Promise<void> {
     const statusTopic = deviceTopic(this.sn, 'status');
-    const client = mqtt.connect(this.opts.url, {
+    const client = mqtt.connect(withoutCredentials(this.opts.url), {
       clientId: this.sn,
       username: this.sn,
       ...(this.opts.secret !== undefined ? { password: this.opts.secret } : {}),
@@ -134,6 +141,9 @@ export class SimGateway {
       keepalive: 60,
       protocolVersion: 4,
       reconnectPeriod: 2000,
+      // Refused (unknown user or wrong secret): keep trying, as a device does; the broker may
+      // learn the secret later (an external broker's password file).
+      reconnectOnConnackError: true,
       connectTimeout: 10_000,
       will: {
         topic: statusTopic,
@@ -153,13 +163,16 @@ export class SimGateway {
       this.stats.connects++;
       this.offlineQueued = 0;
       this.lastError = '';
-      this.publish(
-        statusTopic,
-        buildStatus(this.site, this.deviceTime(this.state.timeMs), true, { intervalS: this.intervalS }),
-        true,
-      );
+      // Subscribed before the birth: the server sends commands (time_sync, the ToU plan) as soon
+      // as it sees the gateway online.
       client.subscribe(deviceTopic(this.sn, 'cmd'), { qos: 1 }, (err) => {
         if (err) this.fail(`subscribe failed: ${err.message}`);
+        this.subscribed = true;
+        this.publish(
+          statusTopic,
+          buildStatus(this.site, this.deviceTime(this.state.timeMs), true, { intervalS: this.intervalS }),
+          true,
+        );
       });
     });
     client.on('close', () => {
@@ -247,6 +260,12 @@ export class SimGateway {
   private publish(topic: string, payload: object, retain: boolean): boolean {
     const client = this.client;
     if (!client || this.stopping) return false;
+    if (!this.subscribed) {
+      // Never connected yet: nothing is queued before the first subscription (a device
+      // subscribes before it publishes, or a command sent at its first message would be lost).
+      this.stats.dropped++;
+      return false;
+    }
     if (!client.connected) {
       if (this.offlineQueued >= (this.opts.maxOfflineQueue ?? 5000)) {
         this.stats.dropped++;
@@ -290,6 +309,15 @@ export class SimGateway {
 }
 
 const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** `url` without a user name and password (a gateway logs in as itself). */
+export function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return url;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());

@@ -27,14 +27,24 @@ export {
   type FleetSite,
   type SiteKind,
 } from './fleet';
-export { type GatewayOptions, type GatewayStats, type Logger, type SimClock, SimGateway } from './gateway';
+export {
+  type GatewayOptions,
+  type GatewayStats,
+  type Logger,
+  type SimClock,
+  SimGateway,
+  withoutCredentials,
+} from './gateway';
 export { PROFILES, type ProfileId } from './model/profiles';
 export { FAULT_KINDS, type FaultKind, type SiteReadings, type SiteState } from './model/site';
 export { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
 export { createSimSite } from './sim-site';
 
 export interface StartFleetOptions {
-  /** Broker URL, e.g. `mqtt://127.0.0.1:1883`. */
+  /**
+   * Broker URL, e.g. `mqtt://127.0.0.1:1883`. A user name and password in it are ignored: each
+   * gateway logs in with its SN and its secret from `credentials`.
+   */
   url: string;
   sites: FleetSite[];
   /**

@@ -35,6 +35,8 @@ const ACTION_LABELS = {
   'user.logout': { zh: '退出登录', en: 'Sign out' },
   'account.updatePassword': { zh: '修改密码', en: 'Change password' },
   'account.updateEmail': { zh: '修改邮件订阅', en: 'Change e-mail subscription' },
+  'account.acceptInvitation': { zh: '接受公司邀请', en: 'Accept company invitation' },
+  'account.declineInvitation': { zh: '拒绝公司邀请', en: 'Decline company invitation' },
 
   'employee.save': { zh: '新增员工', en: 'Add employee' },
   'employee.update': { zh: '修改员工', en: 'Update employee' },

@@ -151,6 +151,19 @@ export const ErrorCode = {
   PASSWORD_SAME_AS_OLD: 5056,
   /** ours: an employee cannot disable or delete themself. */
   EMPLOYEE_SELF_ACTION: 5057,
+  /**
+   * ours: the account still has a password an administrator set (new account, reset); every
+   * call but those marked `beforePasswordChange` (password change, user info, menu, logout) is
+   * refused until it is changed.
+   */
+  PASSWORD_CHANGE_REQUIRED: 5058,
+  /**
+   * ours: the employee has not signed in yet (a new account, or an existing one that has not
+   * accepted the company's invitation), so its password cannot be reset.
+   */
+  EMPLOYEE_AWAITING_SIGN_IN: 5059,
+  /** ours: no pending invitation of the caller's account from that company. */
+  INVITATION_NOT_FOUND: 5060,
   BAD_CREDENTIALS: 5080,
   TOKEN_OBTAIN_FAILED: 5081,
   /** ours: sign-in throttled after repeated failures. */
@@ -322,6 +335,15 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   5055: { zh: '新密码与确认密码不一致', en: 'The new and confirmed passwords do not match' },
   5056: { zh: '新密码不能与原密码相同', en: 'The new password is the same as the original' },
   5057: { zh: '不能禁用或删除自己', en: 'You cannot disable or delete yourself' },
+  5058: {
+    zh: '管理员为您设置了初始密码，请先修改密码',
+    en: 'An administrator set your password; please change it first',
+  },
+  5059: {
+    zh: '该员工尚未首次登录，不能重置密码；可删除后重新添加',
+    en: 'The employee has not signed in yet, so the password cannot be reset; delete and add them again',
+  },
+  5060: { zh: '邀请不存在或已处理', en: 'The invitation does not exist or was already answered' },
   5080: { zh: '账号或密码错误', en: 'Incorrect account or password' },
   5081: { zh: '获取令牌失败，请重新登录', en: 'Failed to obtain a token, please log in again' },
   5082: {

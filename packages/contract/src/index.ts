@@ -5,6 +5,7 @@
 export * from './api/alarm';
 export * from './api/audit';
 export * from './api/dashboard';
+export * from './api/dead-letter';
 export * from './api/employee';
 export * from './api/envelope';
 export * from './api/export';

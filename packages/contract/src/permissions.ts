@@ -64,6 +64,8 @@ export const Perm = {
   alarmAck: 'monitor:alarm:ack',
   exportRun: 'monitor:export:run',
   mailOutboxList: 'monitor:mail:list',
+  /** Device messages the database refused (dead letters, devices/ingest.ts). */
+  deadLetterList: 'monitor:deadletter:list',
   /** The big screens inside the console (the public /newscreen cockpit needs none). */
   screenView: 'screen:view:list',
 } as const;

@@ -41,6 +41,13 @@ export const validationMessages = {
   phoneInvalid: { zh: '请输入正确的手机号码', en: 'Please enter the correct phone number' },
   ipInvalid: { zh: '请输入正确的IP地址', en: 'Please enter the correct Ip address' },
   numberPositive: { zh: '数字必须大于0', en: 'Number must be greater than 0' },
+  /** ours: a text with U+0000 or half of a surrogate pair (neither can be stored). */
+  textCharacterInvalid: {
+    zh: '含有不允许的字符（NUL 或不成对的代理项）',
+    en: 'contains a character that is not allowed (NUL or an unpaired surrogate)',
+  },
+  /** ours: a body nested deeper than `MAX_BODY_DEPTH` ({max}). */
+  bodyTooDeep: { zh: '嵌套超过{max}层', en: 'is nested deeper than {max} levels' },
 } as const satisfies Record<string, Record<Lang, string>>;
 
 export type ValidationMessageKey = keyof typeof validationMessages;

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  cleanDeviceText,
   deviceInput,
   deviceTopic,
   eventPayload,
+  isStorableText,
   liveClientMessage,
   POINTS,
   parseDeviceTopic,
   pointDef,
+  replyPayload,
   statusPayload,
   telemetryPayload,
 } from '../src';
@@ -76,6 +79,38 @@ describe('payload schemas', () => {
       telemetryPayload.safeParse({ ...telemetry, devices: [{ sn: 'X-0001', type: 'toaster', points: {} }] })
         .success,
     ).toBe(false);
+  });
+});
+
+describe('text from devices (docs/device-protocol.md "Text from devices")', () => {
+  const event = (content: string, extra: Record<string, unknown> = {}) => ({
+    v: 1,
+    id: 'e-1',
+    ts: 1,
+    events: [{ deviceSn: 'BMS-0001', kind: 'produce', code: 'bms.x', level: 'warning', content }],
+    ...extra,
+  });
+
+  it('cleanDeviceText drops NUL and turns lone surrogates into U+FFFD, keeping pairs and the rest', () => {
+    expect(cleanDeviceText('a\u0000b\u0000')).toBe('ab');
+    expect(cleanDeviceText('x\ud800y\udc00z\ud800')).toBe('x\uFFFDy\uFFFDz\uFFFD');
+    expect(cleanDeviceText('电池 🔋 ok\t\n')).toBe('电池 🔋 ok\t\n');
+    expect(isStorableText('电池 🔋')).toBe(true);
+    expect(isStorableText('a\u0000')).toBe(false);
+    expect(isStorableText('\udc00')).toBe(false);
+  });
+
+  it('event content, status firmware/model and reply errors are cleaned; ids holding such text are refused', () => {
+    expect(eventPayload.parse(event('a\u0000b \ud83d')).events[0]!.content).toBe('ab \uFFFD');
+    expect(
+      statusPayload.parse({ v: 1, ts: 1, online: true, firmware: 'v1\u0000', model: '\udfff' }),
+    ).toMatchObject({
+      firmware: 'v1',
+      model: '\uFFFD',
+    });
+    expect(replyPayload.parse({ v: 1, id: 'c-1', ts: 1, ok: false, error: 'no\u0000pe' }).error).toBe('nope');
+    expect(eventPayload.safeParse(event('x', { id: 'e\u00001' })).success).toBe(false);
+    expect(telemetryPayload.safeParse({ v: 1, id: '\ud800', ts: 1, devices: [] }).success).toBe(false);
   });
 });
 

@@ -19,11 +19,13 @@ import {
   isAuditAction,
   isAuditTargetType,
   MASKED_VALUE,
+  MAX_BODY_DEPTH,
 } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../core/db/database';
 import { employee, operationLog, userAccount } from '../core/db/schema';
+import { storableText } from '../core/http/body-guard';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,7 +40,11 @@ declare module 'fastify' {
 
 export interface AuditChange {
   targetId?: string | number | null;
-  /** The company the entry belongs to when there is no signed-in caller (a sign-in attempt). */
+  /**
+   * The company the entry belongs to, when not the caller's: a sign-in attempt (no caller yet),
+   * an accepted invitation (the inviting company's membership); null for none (a declined
+   * invitation: only the platform operator, who sees every entry, reads it).
+   */
   companyId?: number | null;
   before?: unknown;
   after?: unknown;
@@ -52,20 +58,30 @@ function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key) && !FLAG_KEY.test(key);
 }
 
-/** A deep copy of `value` with secret fields replaced by `MASKED_VALUE` and `userInfo` dropped. */
-export function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
+/** Stands for what lies below {@link MAX_BODY_DEPTH} levels in a logged value. */
+export const TRUNCATED_VALUE = '[…]';
+
+/**
+ * A deep copy of `value` with secret fields replaced by `MASKED_VALUE` and `userInfo` dropped,
+ * fit for a `jsonb` column: text the database cannot store is replaced (U+FFFD), and objects or
+ * arrays below `MAX_BODY_DEPTH` levels become {@link TRUNCATED_VALUE} — a refused body may be
+ * nested any depth (the body guard refuses it, and the log still records the refusal).
+ */
+export function maskSecrets(value: unknown, level = 1): unknown {
+  if (typeof value === 'string') return storableText(value);
   if (value instanceof Date) return value.toISOString();
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (key === 'userInfo') continue;
-      out[key] =
-        isSecretKey(key) && inner !== null && inner !== undefined ? MASKED_VALUE : maskSecrets(inner);
-    }
-    return out;
+  if (value === null || typeof value !== 'object') return value;
+  if (level > MAX_BODY_DEPTH) return TRUNCATED_VALUE;
+  if (Array.isArray(value)) return value.map((inner) => maskSecrets(inner, level + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === 'userInfo') continue;
+    out[storableText(key)] =
+      isSecretKey(key) && inner !== null && inner !== undefined
+        ? MASKED_VALUE
+        : maskSecrets(inner, level + 1);
   }
-  return value;
+  return out;
 }
 
 /** Describes the change a handler made (call it once the change is known). */
@@ -118,10 +134,10 @@ export function registerAudit(app: FastifyInstance, db: Db): void {
       const change = request.auditChange;
       const auth = request.auth ?? null;
       const operator = auth ? await operatorOf(db, auth.employeeId) : undefined;
-      const typedAccount = typeof body.account === 'string' ? body.account.trim() : null;
+      const typedAccount = typeof body.account === 'string' ? storableText(body.account.trim()) : null;
       const targetId = change?.targetId ?? (typeof body.id === 'number' ? body.id : null);
       await db.insert(operationLog).values({
-        companyId: auth?.companyId ?? change?.companyId ?? null,
+        companyId: change?.companyId !== undefined ? change.companyId : (auth?.companyId ?? null),
         employeeId: auth?.employeeId ?? null,
         account: operator?.account ?? typedAccount,
         operatorName: operator?.name ?? null,

@@ -7,6 +7,10 @@
  *  - `signedIn: true` — any valid X-Token (own settings, own menu, the dashboard, logout);
  *  - `permission: 'module:resource:action'` — a valid X-Token whose roles grant the string
  *    (the same string as the console's button; administrators hold `*:*:*`); 5034 otherwise.
+ * An account that must still change a password an administrator set (`mustChangePassword`:
+ * new account, reset) is answered 5058 on every signed-in call but those the endpoint table
+ * marks `beforePasswordChange` (password change, own menu and permissions, logout; user info
+ * is public) — the console's forced dialog is not the only guard.
  * The caller is then available as `request.auth`, and the declared rules as `app.apiRoutes`.
  *
  * The routes are exactly the contract's endpoint table (`ALL_ENDPOINTS`; modules register them
@@ -37,6 +41,8 @@ declare module 'fastify' {
     signedIn?: boolean;
     /** Permission string (`module:resource:action`) the caller's roles must grant; 5034 otherwise. */
     permission?: string;
+    /** Answered while the caller must still change its password (endpoint `beforePasswordChange`). */
+    beforePasswordChange?: boolean;
   }
   interface FastifyRequest {
     /** The caller, set for every non-public route. */
@@ -147,9 +153,12 @@ export function registerAuthHook(
   });
   app.addHook('onReady', async () => assertEveryEntryRegistered(routes));
   app.addHook('preValidation', async (request) => {
-    const { public: isPublic, permission } = request.routeOptions.config;
+    const { public: isPublic, permission, beforePasswordChange } = request.routeOptions.config;
     if (isPublic) return;
     request.auth = await sessions.authenticate(tokenOf(request));
+    if (request.auth.mustChangePassword && !beforePasswordChange) {
+      throw new ApiError(ErrorCode.PASSWORD_CHANGE_REQUIRED);
+    }
     if (permission && !allows(permissionsOf(await callerAccess(db, request)), permission)) {
       throw new ApiError(ErrorCode.NO_PERMISSION);
     }

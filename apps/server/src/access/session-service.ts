@@ -13,8 +13,8 @@
  * `ACCESS_TOKEN_TTL_S`; refresh tokens rotate on every use and reuse of a rotated one revokes
  * the session; every session has an absolute end (`REFRESH_TOKEN_TTL_S` after sign-in).
  */
-import { ErrorCode } from '@ess/contract';
-import { and, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { ErrorCode, type Invitation } from '@ess/contract';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Config } from '../core/config';
 import type { Db } from '../core/db/database';
 import {
@@ -39,6 +39,12 @@ export interface AuthContext {
   terminalId: string;
   /** When the presented access token expires (UTC ms). */
   accessExpiresAt: number;
+  /**
+   * The account still has a password an administrator set (new account, reset): until it is
+   * changed only the calls marked `beforePasswordChange` in the endpoint table are answered
+   * (access/auth-hook.ts; 5058 otherwise).
+   */
+  mustChangePassword: boolean;
 }
 
 export interface ClientMeta {
@@ -92,10 +98,12 @@ export class SessionService {
         session: authSession,
         employeeStatus: employee.status,
         companyStatus: company.status,
+        mustChangePassword: userAccount.mustChangePassword,
       })
       .from(authSession)
       .innerJoin(employee, eq(employee.id, authSession.employeeId))
       .innerJoin(company, eq(company.id, authSession.companyId))
+      .innerJoin(userAccount, eq(userAccount.id, authSession.userId))
       .where(eq(authSession.accessTokenHash, sql.placeholder('digest')))
       .prepare('session_by_access_digest');
   }
@@ -201,6 +209,12 @@ export class SessionService {
           userAgent: client.userAgent?.slice(0, 512),
         })
         .returning({ id: authSession.id });
+      // The first session in the company takes the membership up (employee list: no longer
+      // "awaiting first sign-in").
+      await tx
+        .update(employee)
+        .set({ joinedAt: new Date() })
+        .where(and(eq(employee.id, member.employeeId), isNull(employee.joinedAt)));
       return {
         tokens,
         context: {
@@ -210,6 +224,7 @@ export class SessionService {
           companyId: input.companyId,
           terminalId: ticket.terminalId,
           accessExpiresAt: tokens.tokenExpiresAt,
+          mustChangePassword: member.mustChangePassword,
         },
       };
     });
@@ -244,6 +259,7 @@ export class SessionService {
       companyId: session.companyId,
       terminalId: session.terminalId,
       accessExpiresAt: session.accessExpiresAt.getTime(),
+      mustChangePassword: row.mustChangePassword,
     };
   }
 
@@ -350,19 +366,26 @@ export class SessionService {
       .where(and(eq(authSession.id, sessionId), isNull(authSession.revokedAt)));
   }
 
-  /** The companies `userId` belongs to, with both statuses (for the company pick at sign-in). */
-  /** The first company (lowest id) an account belongs to, for logging its sign-in attempts. */
+  /**
+   * The first company (lowest id) an account belongs to, for logging its sign-in attempts; a
+   * company that only invited the account is not one (it must not learn of the account).
+   */
   async firstCompanyOfAccount(account: string): Promise<number | null> {
     const [row] = await this.db
       .select({ companyId: employee.companyId })
       .from(employee)
       .innerJoin(userAccount, eq(userAccount.id, employee.userId))
-      .where(eq(userAccount.account, account.trim()))
+      .where(and(eq(userAccount.account, account.trim()), isNull(employee.invitation)))
       .orderBy(employee.companyId)
       .limit(1);
     return row?.companyId ?? null;
   }
 
+  /**
+   * The companies `userId` belongs to, with both statuses and the account's
+   * `mustChangePassword` (for the company pick at sign-in). Invitations not accepted are not
+   * memberships.
+   */
   async memberships(userId: number) {
     return this.db
       .select({
@@ -371,11 +394,73 @@ export class SessionService {
         companyId: company.id,
         companyName: company.name,
         companyStatus: company.status,
+        mustChangePassword: userAccount.mustChangePassword,
       })
       .from(employee)
       .innerJoin(company, eq(company.id, employee.companyId))
-      .where(eq(employee.userId, userId))
+      .innerJoin(userAccount, eq(userAccount.id, employee.userId))
+      .where(and(eq(employee.userId, userId), isNull(employee.invitation)))
       .orderBy(company.id);
+  }
+
+  /** The companies usable now: membership and company enabled (the company pick). */
+  async companyList(userId: number): Promise<{ id: number; name: string }[]> {
+    return (await this.memberships(userId))
+      .filter((m) => m.employeeStatus === 'enabled' && m.companyStatus === 'enabled')
+      .map((m) => ({ id: m.companyId, name: m.companyName }));
+  }
+
+  /** Pending invitations of `userId` from enabled companies, oldest first (user info). */
+  async invitations(userId: number): Promise<Invitation[]> {
+    return this.db
+      .select({ companyId: company.id, companyName: company.name })
+      .from(employee)
+      .innerJoin(company, eq(company.id, employee.companyId))
+      .where(
+        and(
+          eq(employee.userId, userId),
+          eq(employee.invitation, 'pending'),
+          eq(company.status, 'enabled'),
+          eq(employee.status, 'enabled'),
+        ),
+      )
+      .orderBy(asc(employee.id));
+  }
+
+  /**
+   * Answers the pending invitation of `userId` from `companyId`: accepting makes it a
+   * membership (in the company pick from now on, joined now); declining closes it for good —
+   * the employee row stays, "awaiting first sign-in", so the company learns nothing.
+   * Answers the invitation's employee id. Errors: 5060 no such pending invitation (also when
+   * the company or the employee row is disabled).
+   */
+  async answerInvitation(userId: number, companyId: number, accept: boolean): Promise<number> {
+    const [open] = await this.db
+      .select({ id: employee.id })
+      .from(employee)
+      .innerJoin(company, eq(company.id, employee.companyId))
+      .where(
+        and(
+          eq(employee.userId, userId),
+          eq(employee.companyId, companyId),
+          eq(employee.invitation, 'pending'),
+          eq(company.status, 'enabled'),
+          eq(employee.status, 'enabled'),
+        ),
+      );
+    const [answered] = open
+      ? await this.db
+          .update(employee)
+          .set(
+            accept
+              ? { invitation: null, joinedAt: new Date(), updatedAt: new Date() }
+              : { invitation: 'declined', updatedAt: new Date() },
+          )
+          .where(and(eq(employee.id, open.id), eq(employee.invitation, 'pending')))
+          .returning({ id: employee.id })
+      : [];
+    if (!answered) throw new ApiError(ErrorCode.INVITATION_NOT_FOUND);
+    return answered.id;
   }
 
   private async requireUsableMember(userId: number, companyId: number) {

@@ -5,7 +5,9 @@
  *
  * Errors: {@link loadConfig} throws a `ConfigError` naming each bad variable.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fp from 'fastify-plugin';
@@ -43,6 +45,21 @@ const envSchema = z.object({
   DATABASE_URL: optionalUrl,
   MQTT_URL: optionalUrl,
   MQTT_PORT: intFromEnv(1883, 0).pipe(z.number().max(65535)),
+  MQTT_PLAIN: z.enum(['on', 'off']).default('on'),
+  MQTT_TLS: z.enum(['on', 'off']).default('on'),
+  MQTT_TLS_PORT: intFromEnv(8883, 0).pipe(z.number().max(65535)),
+  MQTT_TLS_CERT: z.preprocess(emptyAsUnset, z.string().optional()),
+  MQTT_TLS_KEY: z.preprocess(emptyAsUnset, z.string().optional()),
+  MQTT_CA: z.preprocess(emptyAsUnset, z.string().optional()),
+  MQTT_SHARE_GROUP: z.preprocess(
+    emptyAsUnset,
+    z
+      .string()
+      .regex(/^[^/+#]+$/, 'a name without /, + or #, or off')
+      .default('ess-ingest'),
+  ),
+  MQTT_CLIENT_ID: z.preprocess(emptyAsUnset, z.string().max(128).optional()),
+  MQTT_SESSION_EXPIRY_S: intFromEnv(86_400, 0).pipe(z.number().max(0xffffffff)),
   ADMIN_PASSWORD: z.string().min(6).default(DEFAULT_ADMIN_PASSWORD),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST_DIR: z.string().default('apps/web/dist'),
@@ -89,7 +106,30 @@ export interface Config {
   databaseUrl: string | undefined;
   /** External MQTT broker; without it the embedded broker listens on `mqttPort` (devices issue). */
   mqttUrl: string | undefined;
+  /** Plain-TCP port of the embedded broker (0 = any free one; unused when `mqttPlain` is false). */
   mqttPort: number;
+  /** The embedded broker's plain-TCP listener is on (`MQTT_PLAIN`, default on: the local demo). */
+  mqttPlain: boolean;
+  /**
+   * The embedded broker's TLS listener (`MQTT_TLS`, default on); null = none. Without
+   * `certFile`/`keyFile` a self-signed certificate is made on first start and kept in
+   * `DATA_DIR/mqtt-tls/` (devices/broker-tls.ts; docs/operations.md "MQTT over TLS").
+   */
+  mqttTls: { port: number; certFile: string | undefined; keyFile: string | undefined } | null;
+  /** PEM file of the CA that signed an external `mqtts://` broker's certificate (`MQTT_CA`). */
+  mqttCa: string | undefined;
+  /**
+   * This instance's client id on an external broker (`MQTT_CLIENT_ID`; default
+   * {@link defaultMqttClientId}): stable across restarts, so the broker keeps its session.
+   */
+  mqttClientId: string;
+  /**
+   * Shared-subscription group of an external broker's ingest subscriptions (`MQTT_SHARE_GROUP`,
+   * default `ess-ingest`); null (`off`): plain subscriptions, for a single instance.
+   */
+  mqttShareGroup: string | null;
+  /** How long an external broker keeps this instance's session while it is away (s). */
+  mqttSessionExpiryS: number;
   adminPassword: string;
   logLevel: string;
   /** Built console served with history fallback. */
@@ -139,6 +179,18 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /**
+ * The default MQTT client id of an instance: `ess-<host name>-<8 hex digits of a hash of the
+ * data folder and the HTTP port>`. Stable across restarts of one instance (same host, folder and
+ * port), different for two instances on one host (they differ in port or folder). Where the host
+ * name changes at every start (containers), set `MQTT_CLIENT_ID` instead.
+ */
+export function defaultMqttClientId(dataDir: string, port: number, hostname = os.hostname()): string {
+  const host = hostname.replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 40) || 'host';
+  const hash = createHash('sha256').update(`${dataDir}\n${port}`).digest('hex').slice(0, 8);
+  return `ess-${host}-${hash}`;
+}
+
+/**
  * Parse `env` (default: `process.env`, after loading `.env` if it exists) into a {@link Config}.
  * Refuses production mode with the default administrator password.
  */
@@ -154,6 +206,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
       'Refusing to start in production with the default administrator password: set ADMIN_PASSWORD.',
     );
   }
+  if (!e.MQTT_TLS_CERT !== !e.MQTT_TLS_KEY) {
+    throw new ConfigError('Invalid configuration: set both MQTT_TLS_CERT and MQTT_TLS_KEY, or neither.');
+  }
+  if (!e.MQTT_URL && e.MQTT_PLAIN === 'off' && e.MQTT_TLS === 'off') {
+    throw new ConfigError(
+      'Invalid configuration: MQTT_PLAIN=off and MQTT_TLS=off leave devices no way to connect.',
+    );
+  }
   return {
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
@@ -162,6 +222,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
+    mqttPlain: e.MQTT_PLAIN === 'on',
+    mqttTls:
+      e.MQTT_TLS === 'on'
+        ? {
+            port: e.MQTT_TLS_PORT,
+            certFile: e.MQTT_TLS_CERT && path.resolve(e.MQTT_TLS_CERT),
+            keyFile: e.MQTT_TLS_KEY && path.resolve(e.MQTT_TLS_KEY),
+          }
+        : null,
+    mqttCa: e.MQTT_CA && path.resolve(e.MQTT_CA),
+    mqttClientId: e.MQTT_CLIENT_ID ?? defaultMqttClientId(path.resolve(e.DATA_DIR), e.PORT),
+    mqttSessionExpiryS: e.MQTT_SESSION_EXPIRY_S,
+    mqttShareGroup: e.MQTT_SHARE_GROUP === 'off' ? null : e.MQTT_SHARE_GROUP,
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
     webDistDir: path.resolve(repoRoot, e.WEB_DIST_DIR),

@@ -3,15 +3,30 @@
  * `buildFleet`) registered as sites and devices of a few demo companies, and run in-process
  * against the server's own broker.
  *
- * Registration is idempotent (by site code); the demo gateways get fresh secrets at every start
- * (the simulator is the only holder), so real devices' secrets are never touched.
+ * Registration is idempotent (by site code); real devices' secrets are never touched. With the
+ * server's own broker the demo gateways get fresh secrets at every start (the in-process
+ * simulator is the only holder). On an external broker (`MQTT_URL`) the broker must know each
+ * demo gateway's SN and secret (its password file), like a real device's: the secrets are then
+ * kept in a credentials file (`DATA_DIR/demo-gateways.json`, `{ "<SN>": "<secret>" }`, the
+ * simulator's `--credentials` format, mode 0600) for the operator to load into the broker, and
+ * reused at the next start while they still match the stored hash — so the broker's password
+ * file stays valid across restarts. Each simulated gateway logs in with its SN and its secret,
+ * never with the server's credentials.
  */
-import { buildFleet, type FleetSite, type RunningFleet, startFleet } from '@ess/simulator';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  buildFleet,
+  type FleetSite,
+  type RunningFleet,
+  startFleet,
+  withoutCredentials,
+} from '@ess/simulator';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { company, device, site } from '../core/db/schema';
-import { deviceSecretHash, newDeviceSecret } from '../devices/device-secret';
+import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
 import { insertCompany } from '../modules/org/company-service';
 
 /** Demo companies by what they run (names are data, stored in Chinese like customer data). */
@@ -30,10 +45,14 @@ function companyOf(fleetSite: FleetSite, index: number): CompanyKey {
   return index % 2 === 0 ? 'ciEast' : 'ciSouth';
 }
 
-/** Registers the fleet of `sites` sites (seeded) and answers it with fresh gateway secrets. */
+/**
+ * Registers the fleet of `sites` sites (seeded) and answers it with its gateways' secrets: the
+ * one in `keep` for a gateway whose stored hash it matches, a fresh one (stored as its hash) for
+ * every other.
+ */
 export async function registerDemoFleet(
   db: Db,
-  options: { sites: number; seed: number },
+  options: { sites: number; seed: number; keep?: ReadonlyMap<string, string> },
 ): Promise<{ fleet: FleetSite[]; credentials: Map<string, string> }> {
   const fleet = buildFleet({ seed: options.seed, sites: options.sites });
   const credentials = new Map<string, string>();
@@ -70,9 +89,8 @@ export async function registerDemoFleet(
       }
       if (!row!.isDemo) continue; // a real site took the code: leave it alone
       const siteId = row!.id;
-      const secret = newDeviceSecret();
       const existing = await tx
-        .select({ id: device.id, sn: device.sn })
+        .select({ id: device.id, sn: device.sn, siteId: device.siteId, secretHash: device.secretHash })
         .from(device)
         .where(
           inArray(
@@ -96,11 +114,18 @@ export async function registerDemoFleet(
           })
           .returning({ id: device.id })) as [{ id: number }];
       }
-      await tx
-        .update(device)
-        .set({ secretHash: deviceSecretHash(secret), secretIssuedAt: new Date() })
-        .where(and(eq(device.id, gatewayId), eq(device.siteId, siteId)));
-      credentials.set(fs.gatewaySn, secret);
+      const kept = options.keep?.get(fs.gatewaySn);
+      const current = existing.find((d) => d.id === gatewayId);
+      if (kept !== undefined && current?.siteId === siteId && verifyDeviceSecret(kept, current.secretHash)) {
+        credentials.set(fs.gatewaySn, kept);
+      } else {
+        const secret = newDeviceSecret();
+        await tx
+          .update(device)
+          .set({ secretHash: deviceSecretHash(secret), secretIssuedAt: new Date() })
+          .where(and(eq(device.id, gatewayId), eq(device.siteId, siteId)));
+        credentials.set(fs.gatewaySn, secret);
+      }
       for (const d of fs.devices) {
         if (d.sn === fs.gatewaySn || idBySn.has(d.sn)) continue;
         await tx.insert(device).values({
@@ -119,17 +144,74 @@ export async function registerDemoFleet(
   return { fleet: fleet.filter((fs) => credentials.has(fs.gatewaySn)), credentials };
 }
 
+/** Where and how the demo fleet runs. */
+export interface DemoFleetOptions {
+  sites: number;
+  seed: number;
+  speed: number;
+  intervalS: number;
+  /** The broker the simulated gateways connect to; a user name and password in it are not used. */
+  brokerUrl: string;
+  /**
+   * An external broker's credentials file (`DATA_DIR/demo-gateways.json`): the secrets in it are
+   * reused while they match, and it is written with the fleet's secrets. Absent: fresh secrets.
+   */
+  credentialsFile?: string;
+  /** PEM of the CA that signed an external `mqtts://` broker's certificate (`MQTT_CA`). */
+  ca?: string;
+}
+
+/** The secrets of a credentials file; none when it is missing or unreadable (logged). */
+function readCredentials(file: string, log: FastifyBaseLogger): Map<string, string> {
+  if (!existsSync(file)) return new Map();
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return new Map(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+    );
+  } catch (err) {
+    log.warn(
+      { file, err: (err as Error).message },
+      'demo gateway credentials unreadable: new secrets are issued',
+    );
+    return new Map();
+  }
+}
+
+/** Writes `credentials` to `file` (mode 0600, replaced whole: written aside, then renamed). */
+function writeCredentials(file: string, credentials: ReadonlyMap<string, string>): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const aside = `${file}.${process.pid}.tmp`;
+  writeFileSync(aside, `${JSON.stringify(Object.fromEntries(credentials), null, 2)}\n`, { mode: 0o600 });
+  renameSync(aside, file);
+}
+
 /**
- * Registers and starts the demo fleet against `brokerUrl`. `afterRegister` runs between the two
- * (the server reloads its device directory there, so the new secrets are known at connect).
+ * Registers and starts the demo fleet against `options.brokerUrl`. `afterRegister` runs between
+ * the two (the server reloads its device directory there, so the new secrets are known at
+ * connect). With `credentialsFile` the secrets are kept there (see the module comment); a
+ * gateway the broker refuses keeps retrying, and comes online once the broker knows its secret.
  */
 export async function startDemoFleet(
   db: Db,
   log: FastifyBaseLogger,
-  options: { sites: number; seed: number; brokerUrl: string; speed: number; intervalS: number },
+  options: DemoFleetOptions,
   afterRegister: () => Promise<void>,
 ): Promise<RunningFleet> {
-  const { fleet, credentials } = await registerDemoFleet(db, options);
+  const file = options.credentialsFile;
+  const keep = file ? readCredentials(file, log) : undefined;
+  const { fleet, credentials } = await registerDemoFleet(db, { ...options, ...(keep ? { keep } : {}) });
+  if (file) {
+    writeCredentials(file, credentials);
+    const fresh = [...credentials].filter(([sn, secret]) => keep?.get(sn) !== secret).length;
+    log.info(
+      { file, gateways: credentials.size, newSecrets: fresh },
+      fresh > 0
+        ? 'Demo gateways on an external broker: add their SNs and secrets from this file to the broker (docs/device-protocol.md "External broker"), or they stay offline.'
+        : 'Demo gateways on an external broker: secrets unchanged (the broker already knows them, if it was given this file).',
+    );
+  }
   await afterRegister();
   const running = await startFleet({
     url: options.brokerUrl,
@@ -138,12 +220,16 @@ export async function startDemoFleet(
     seed: options.seed,
     speed: options.speed,
     intervalS: options.intervalS,
+    ...(options.ca ? { mqtt: { ca: options.ca } } : {}),
     logger: {
       info: (msg: string) => log.debug({ simulator: true }, msg),
       warn: (msg: string) => log.warn({ simulator: true }, msg),
       error: (msg: string) => log.error({ simulator: true }, msg),
     },
   });
-  log.info({ sites: fleet.length, broker: options.brokerUrl }, 'demo fleet simulator running');
+  log.info(
+    { sites: fleet.length, broker: withoutCredentials(options.brokerUrl) },
+    'demo fleet simulator running',
+  );
   return running;
 }

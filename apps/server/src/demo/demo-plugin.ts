@@ -1,23 +1,40 @@
 /**
  * Plugin `ess-demo` (last; registered by app.ts only when `SIMULATOR=on`, `DEMO_SITES` > 0 and
  * the device side runs): registers and runs the simulated demo fleet against the server's
- * broker; stops it in `onClose`, before anything else of ours closes.
+ * broker; stops it in `onClose`, before anything else of ours closes. On an external broker
+ * (`MQTT_URL`) each simulated gateway logs in as itself (its SN and secret, never the URL's user
+ * name and password), and the secrets are kept in `DATA_DIR/demo-gateways.json` for the broker's
+ * password file (demo-fleet.ts). Run the demo fleet on one instance only (`SIMULATOR=off` on the
+ * others): two simulators of one fleet take each other's connections over.
  *
  * The simulator (`@ess/simulator`, an optional dependency of the server: a production install
  * may leave it out with `npm ci --omit=optional`) is loaded with a dynamic `import()` of
  * demo-fleet.ts, so nothing else of the server ever loads it. When it cannot be loaded, the
  * server logs why and runs without the demo fleet.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../core/db/database';
+
+/** The demo gateways' secrets on an external broker, in `DATA_DIR` (demo-fleet.ts). */
+export const DEMO_CREDENTIALS_FILE = 'demo-gateways.json';
 
 /** What the plugin needs of demo-fleet.ts (a local shape: no type import of the simulator). */
 interface DemoFleetModule {
   startDemoFleet(
     db: Db,
     log: FastifyBaseLogger,
-    options: { sites: number; seed: number; brokerUrl: string; speed: number; intervalS: number },
+    options: {
+      sites: number;
+      seed: number;
+      brokerUrl: string;
+      speed: number;
+      intervalS: number;
+      credentialsFile?: string;
+      ca?: string;
+    },
     afterRegister: () => Promise<void>,
   ): Promise<{ stop(): Promise<void> }>;
 }
@@ -47,8 +64,22 @@ export const demoPlugin = fp(
       );
       return;
     }
-    const brokerUrl = config.mqttUrl ?? `mqtt://127.0.0.1:${devices.brokerAddress.port}`;
-    const fleet = await demo.startDemoFleet(app.db, log, { ...config.demo, brokerUrl }, () =>
+    const plainPort = devices.brokerAddress.port;
+    if (!config.mqttUrl && plainPort === undefined) {
+      // The simulated gateways connect over plain TCP on the loopback interface.
+      log.warn(
+        'Demo fleet not started: it needs the plain MQTT port, and MQTT_PLAIN=off. Set SIMULATOR=off.',
+      );
+      return;
+    }
+    const brokerUrl = config.mqttUrl ?? `mqtt://127.0.0.1:${plainPort}`;
+    const external = config.mqttUrl
+      ? {
+          credentialsFile: path.join(config.dataDir, DEMO_CREDENTIALS_FILE),
+          ...(config.mqttCa ? { ca: readFileSync(config.mqttCa, 'utf8') } : {}),
+        }
+      : {};
+    const fleet = await demo.startDemoFleet(app.db, log, { ...config.demo, brokerUrl, ...external }, () =>
       devices.directory.refresh(),
     );
     app.addHook('onClose', () => fleet.stop());

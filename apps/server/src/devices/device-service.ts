@@ -7,9 +7,18 @@
  * the scheduler runs it every {@link DeviceService.heartbeatSweepMs} (jobs/jobs-plugin.ts); a
  * service used alone (benchmarks, some tests) does not sweep unless told to.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
+import { ConfigError } from '../core/config';
 import type { Db } from '../core/db/database';
+import {
+  type BrokerCertificate,
+  type BrokerTlsOptions,
+  describeCertificate,
+  loadBrokerCertificate,
+} from './broker-tls';
 import { CommandService } from './commands';
 import { ConnectionTracker, type StatusChange } from './connection-tracker';
 import { DeviceDirectory, type DirectoryEntry } from './device-directory';
@@ -33,6 +42,12 @@ export interface DeviceServiceOptions {
   /** External broker; without it the embedded broker listens on `mqttPort`. */
   mqttUrl?: string | undefined;
   mqttPort: number;
+  /** The embedded broker listens for plain TCP on `mqttPort` (default true; MQTT_PLAIN). */
+  mqttPlain?: boolean;
+  /** The embedded broker also listens for MQTT over TLS (MQTT_TLS…; default: no TLS listener). */
+  mqttTls?: BrokerTlsOptions | null;
+  /** PEM file of the CA of an external `mqtts://` broker (MQTT_CA); default: the system's CAs. */
+  mqttCa?: string | undefined;
   mqttHost?: string;
   heartbeatTimeoutMs?: number;
   /** How often the scheduler checks gateways against the heartbeat timeout (ms; default 15 s). */
@@ -43,8 +58,20 @@ export interface DeviceServiceOptions {
    * Shared-subscription group of the ingest subscriptions on an external broker (default
    * `ess-ingest`). Instances on one database share a group; a separate deployment on the same
    * broker (or a test) needs its own, or it receives messages of devices it does not know.
+   * null: plain subscriptions, for a deployment of one instance (MQTT_SHARE_GROUP=off), which
+   * Mosquitto 2.0 keeps across its restart (it does not keep shared ones).
    */
-  mqttShareGroup?: string;
+  mqttShareGroup?: string | null;
+  /**
+   * This instance's MQTT client id on an external broker (MQTT_CLIENT_ID; the config derives a
+   * stable one). With it the session is persistent: the broker queues for this instance while
+   * it or the broker restarts, and re-delivers what it had not acknowledged. Without it (a
+   * service used alone: tests, benchmarks) the id is random and the session ends with the
+   * connection.
+   */
+  mqttClientId?: string;
+  /** How long the broker keeps that session while the instance is away (s; MQTT_SESSION_EXPIRY_S). */
+  mqttSessionExpiryS?: number;
   /** How long a command waits for its reply (ms; default COMMAND_TIMEOUT_MS, 10 s). */
   commandTimeoutMs?: number;
 }
@@ -56,6 +83,31 @@ export interface DeviceListeners {
   onStatus?(change: StatusChange): void;
   /** A gateway already online announced itself online again (connection-tracker.ts). */
   onReannounce?(change: StatusChange): void;
+}
+
+/** See {@link DeviceService.brokerAddress}. */
+export interface BrokerAddress {
+  /** The external broker (absent: the embedded one, on the console's host). */
+  url?: string;
+  /** Plain-TCP port; absent when there is no plain listener. */
+  port?: number;
+  /** TLS port, the PEM certificate devices trust and its SHA-256 fingerprint; absent: no TLS. */
+  tls?: { port: number; ca: string | null; fingerprint: string | null };
+}
+
+/** URL schemes of MQTT over TLS (mqtt.js). */
+const SECURE_SCHEMES = new Set(['mqtts:', 'ssl:', 'tls:']);
+
+/** Reads MQTT_CA (a PEM file); a missing or unreadable file is a configuration error. */
+function readCa(file: string): Buffer {
+  try {
+    const ca = readFileSync(file);
+    describeCertificate(ca.toString('utf8'));
+    return ca;
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? 'not a PEM certificate';
+    throw new ConfigError(`MQTT_CA: cannot use ${file} (${why})`);
+  }
 }
 
 /** Default of {@link DeviceServiceOptions.heartbeatSweepMs}. */
@@ -71,6 +123,10 @@ export class DeviceService {
   readonly ingest: IngestPipeline;
   private embedded: EmbeddedBroker | null = null;
   private external: ExternalBroker | null = null;
+  /** The embedded broker's TLS certificate, once its TLS listener is up. */
+  private certificate: BrokerCertificate | null = null;
+  /** MQTT_CA's content, for an external broker. */
+  private externalCa: Buffer | null = null;
   private lastTimeSync = new Map<number, number>();
   private readonly listeners = new Set<DeviceListeners>();
 
@@ -79,7 +135,7 @@ export class DeviceService {
     private readonly log: FastifyBaseLogger,
     private readonly options: DeviceServiceOptions,
   ) {
-    this.directory = new DeviceDirectory(db);
+    this.directory = new DeviceDirectory(db, undefined, log);
     this.tracker = new ConnectionTracker(
       db,
       this.directory,
@@ -125,14 +181,42 @@ export class DeviceService {
     return this.options.heartbeatSweepMs ?? DEFAULT_HEARTBEAT_SWEEP_MS;
   }
 
-  /** Where devices connect: the embedded broker's port, or the external URL. */
   /** Telemetry/event messages acknowledged to an external broker (null on the embedded one). */
   get acknowledgedData(): number | null {
     return this.external ? this.external.acknowledgedData : null;
   }
 
-  get brokerAddress(): { url?: string; port?: number } {
-    return this.external ? { url: this.options.mqttUrl } : { port: this.embedded?.port };
+  /**
+   * Where devices connect: the external broker's URL, or nothing (the console's own host); the
+   * plain port (absent when there is no plain listener); the TLS port with the certificate
+   * devices are to trust (`--cafile`: the embedded broker's own, or MQTT_CA) and its SHA-256
+   * fingerprint (null when devices use their system CAs).
+   */
+  get brokerAddress(): BrokerAddress {
+    if (this.options.mqttUrl) {
+      const url = new URL(this.options.mqttUrl);
+      const secure = SECURE_SCHEMES.has(url.protocol);
+      const port = Number(url.port || (secure ? 8883 : 1883));
+      if (!secure) return { url: this.options.mqttUrl, port };
+      const ca = this.externalCa?.toString('utf8') ?? null;
+      return {
+        url: this.options.mqttUrl,
+        tls: { port, ca, fingerprint: ca ? describeCertificate(ca).fingerprint : null },
+      };
+    }
+    const embedded = this.embedded;
+    return {
+      ...(embedded?.port ? { port: embedded.port } : {}),
+      ...(embedded?.tlsPort && this.certificate
+        ? {
+            tls: {
+              port: embedded.tlsPort,
+              ca: this.certificate.cert,
+              fingerprint: this.certificate.fingerprint,
+            },
+          }
+        : {}),
+    };
   }
 
   async start(): Promise<void> {
@@ -154,22 +238,42 @@ export class DeviceService {
       };
       url.username = '';
       url.password = '';
-      this.external = new ExternalBroker(
-        url.toString(),
-        this.directory,
-        handlers,
-        this.log,
+      if (this.options.mqttCa) this.externalCa = readCa(this.options.mqttCa);
+      this.external = new ExternalBroker(url.toString(), this.directory, handlers, this.log, {
         credentials,
-        this.options.mqttShareGroup,
-      );
+        shareGroup: this.options.mqttShareGroup,
+        clientId: this.options.mqttClientId,
+        sessionExpiryS: this.options.mqttSessionExpiryS,
+        ca: this.externalCa ?? undefined,
+      });
       await this.external.connect();
       this.commands.setPublisher((t, p, o) => this.external!.publish(t, p, o));
       this.log.info({ url: url.toString() }, 'connected to the external MQTT broker');
     } else {
       this.embedded = new EmbeddedBroker(this.directory, handlers, this.log);
-      const port = await this.embedded.listen(this.options.mqttPort, this.options.mqttHost);
+      const host = this.options.mqttHost ?? '0.0.0.0';
+      if (this.options.mqttPlain !== false) {
+        const port = await this.embedded.listen(this.options.mqttPort, host);
+        this.log.info({ port }, 'embedded MQTT broker listening (plain TCP)');
+      }
+      if (this.options.mqttTls) {
+        const certificate = await loadBrokerCertificate(this.options.mqttTls);
+        this.certificate = certificate;
+        const port = await this.embedded.listenTls(this.options.mqttTls.port, host, certificate);
+        this.log.info(
+          {
+            port,
+            fingerprint: certificate.fingerprint,
+            certificate: certificate.certFile,
+            source: certificate.source,
+          },
+          'embedded MQTT broker listening (TLS)',
+        );
+        if (certificate.validTo < Date.now()) {
+          this.log.warn({ certificate: certificate.certFile }, 'the MQTT TLS certificate has expired');
+        }
+      }
       this.commands.setPublisher((t, p, o) => this.embedded!.publish(t, p, o));
-      this.log.info({ port }, 'embedded MQTT broker listening');
     }
   }
 
@@ -214,6 +318,16 @@ export const devicesPlugin = fp<DevicesPluginOptions>(
     const devices = new DeviceService(app.db, app.log, {
       mqttUrl: config.mqttUrl,
       mqttPort: config.mqttPort,
+      mqttPlain: config.mqttPlain,
+      mqttTls: config.mqttTls && {
+        ...config.mqttTls,
+        dir: path.join(config.dataDir, 'mqtt-tls'),
+        hosts: [new URL(config.mail.publicUrl).hostname],
+      },
+      mqttCa: config.mqttCa,
+      mqttShareGroup: config.mqttShareGroup,
+      mqttClientId: config.mqttClientId,
+      mqttSessionExpiryS: config.mqttSessionExpiryS,
       mqttHost: config.host,
       ...overrides,
     });

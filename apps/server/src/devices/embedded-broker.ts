@@ -6,9 +6,12 @@
  * Ingest happens in `authorizePublish`, which aedes runs before it sends PUBACK: the PUBACK of
  * a QoS 1 message therefore leaves only after the message is stored (or deliberately dropped).
  * If MQTT_PORT is taken, the next free ports are tried (the port in use is logged and shown in
- * the console), so `npm start` works where 1883 belongs to another broker.
+ * the console), so `npm start` works where 1883 belongs to another broker. The same holds for
+ * the TLS listener ({@link EmbeddedBroker.listenTls}, MQTT_TLS_PORT, 8883 by default), which
+ * feeds its decrypted connections to the same broker; either listener may be off.
  */
 import net from 'node:net';
+import tls from 'node:tls';
 import { parseDeviceTopic, TOPIC_ROOT } from '@ess/contract';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { FastifyBaseLogger } from 'fastify';
@@ -38,8 +41,12 @@ export function isOwnFilter(sn: string, filter: string): boolean {
 
 export class EmbeddedBroker {
   readonly broker: Aedes;
-  private server: net.Server | null = null;
+  private readonly servers: net.Server[] = [];
+  private started: Promise<void> | null = null;
+  /** Port of the plain-TCP listener (0: none). */
   port = 0;
+  /** Port of the TLS listener (0: none). */
+  tlsPort = 0;
 
   constructor(
     private readonly directory: DeviceDirectory,
@@ -125,31 +132,57 @@ export class EmbeddedBroker {
     return true;
   }
 
-  /** Listens on `port` (0 = any), trying the next 10 ports when it is taken. */
+  /** Listens for plain TCP on `port` (0 = any), trying the next 10 ports when it is taken. */
   async listen(port: number, host = '0.0.0.0'): Promise<number> {
-    await this.broker.listen(); // aedes 1.x: start the broker's persistence and heartbeat
+    const server = net.createServer((socket) => this.broker.handle(socket));
+    this.port = await this.bind(server, port, host, 'MQTT');
+    return this.port;
+  }
+
+  /**
+   * Listens for MQTT over TLS (TLS 1.2 or newer) on `port` (0 = any), trying the next 10 ports
+   * when it is taken. A failed handshake (a client that does not trust the certificate, a
+   * scanner) only closes that connection.
+   */
+  async listenTls(port: number, host: string, credentials: { cert: string; key: string }): Promise<number> {
+    const server = tls.createServer({ ...credentials, minVersion: 'TLSv1.2' }, (socket) =>
+      this.broker.handle(socket),
+    );
+    server.on('tlsClientError', (err, socket) =>
+      this.log.debug({ err: err.message, remote: socket.remoteAddress }, 'MQTT TLS handshake failed'),
+    );
+    this.tlsPort = await this.bind(server, port, host, 'MQTT over TLS');
+    return this.tlsPort;
+  }
+
+  private async bind(server: net.Server, port: number, host: string, what: string): Promise<number> {
+    // aedes 1.x: start the broker's persistence and heartbeat (once, for every listener).
+    this.started ??= this.broker.listen();
+    await this.started;
     const candidates = port === 0 ? [0] : [...Array.from({ length: 11 }, (_, i) => port + i), 0];
     for (const candidate of candidates) {
-      const server = net.createServer((socket) => this.broker.handle(socket));
       try {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(candidate, host, () => resolve());
+          server.listen(candidate, host, () => {
+            server.off('error', reject);
+            resolve();
+          });
         });
-        this.server = server;
-        this.port = (server.address() as net.AddressInfo).port;
-        if (port !== 0 && this.port !== port) {
+        this.servers.push(server);
+        const bound = (server.address() as net.AddressInfo).port;
+        if (port !== 0 && bound !== port) {
           this.log.warn(
-            { wanted: port, port: this.port },
-            `MQTT port ${port} is taken; the embedded broker listens on ${this.port}`,
+            { wanted: port, port: bound },
+            `${what} port ${port} is taken; the embedded broker listens on ${bound}`,
           );
         }
-        return this.port;
+        return bound;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       }
     }
-    throw new Error('no free port for the embedded MQTT broker');
+    throw new Error(`no free port for the embedded broker's ${what} listener`);
   }
 
   /** Publishes from the server (commands). */
@@ -171,7 +204,8 @@ export class EmbeddedBroker {
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.broker.close(() => resolve()));
-    const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all(
+      this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+    );
   }
 }

@@ -7,6 +7,13 @@
  * queue is bounded: when it is full, `accept()` waits, acknowledgements stop, and the devices'
  * in-flight windows throttle them (back-pressure). A failing database is retried with backoff
  * while the queue holds the messages.
+ *
+ * Poison messages (docs/device-protocol.md "Dead letters"): when the database refuses a batch for
+ * a reason in its data (SQLSTATE class 22, 23 or 54, core/db/sql-errors.ts), retrying it would
+ * block every later message forever. The batch is split in halves until the refused message is
+ * alone; a message refused again on its own is stored in `device_dead_letter` with the error,
+ * counted in `deadLettered` and acknowledged like the others (it is settled), and everything
+ * else is stored. Only failures of the database itself (connection, timeout, …) are retried.
  */
 import {
   type EventPayload,
@@ -19,8 +26,15 @@ import {
 } from '@ess/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
+import { isDataError, sqlErrorMessage, sqlState } from '../core/db/sql-errors';
 import type { DeviceDirectory, DirectoryEntry } from './device-directory';
-import { type EventRow, type StoredEvent, storeBatch, type TelemetryRow } from './telemetry-store';
+import {
+  type EventRow,
+  type StoredEvent,
+  storeBatch,
+  storeDeadLetters,
+  type TelemetryRow,
+} from './telemetry-store';
 
 export interface IngestStats {
   messages: number;
@@ -33,7 +47,10 @@ export interface IngestStats {
   clockSkew: number;
   events: number;
   flushes: number;
+  /** Failed writes of the database itself (each retried). */
   flushFailures: number;
+  /** Messages refused by the database for their data and stored as dead letters. */
+  deadLettered: number;
   queued: number;
 }
 
@@ -53,8 +70,14 @@ interface Pending {
   events: EventRow[];
   gatewayId: number;
   receivedAt: number;
+  /** Where it came from and what it said, for a dead letter. */
+  gateway: DirectoryEntry;
+  kind: 'telemetry' | 'event';
+  body: TelemetryPayload | EventPayload;
   done: () => void;
 }
+
+type PendingBody = Omit<Pending, 'gatewayId' | 'receivedAt' | 'gateway' | 'kind' | 'body' | 'done'>;
 
 export interface IngestOptions {
   /** Longest wait before a batch is written (ms). */
@@ -78,6 +101,7 @@ export class IngestPipeline {
     events: 0,
     flushes: 0,
     flushFailures: 0,
+    deadLettered: 0,
     queued: 0,
   };
   private queue: Pending[] = [];
@@ -86,6 +110,8 @@ export class IngestPipeline {
   private flushing: Promise<void> | null = null;
   private spaceWaiters: (() => void)[] = [];
   private closed = false;
+  /** Set by `close()`: failures of the database are not retried past it. */
+  private closeDeadline = Number.POSITIVE_INFINITY;
   private readonly flushIntervalMs: number;
   private readonly maxBatchRows: number;
   private readonly maxQueuedRows: number;
@@ -130,7 +156,15 @@ export class IngestPipeline {
       await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
     }
     await new Promise<void>((done) => {
-      this.queue.push({ ...pending, gatewayId: gateway.deviceId, receivedAt: Date.now(), done });
+      this.queue.push({
+        ...pending,
+        gatewayId: gateway.deviceId,
+        receivedAt: Date.now(),
+        gateway,
+        kind: parsed.kind,
+        body: parsed.body,
+        done,
+      });
       this.queuedRows += pending.rows.length + pending.events.length;
       this.stats.queued = this.queuedRows;
       this.schedule();
@@ -138,15 +172,32 @@ export class IngestPipeline {
   }
 
   /** Writes what is queued and stops taking new batches. */
-  async close(): Promise<void> {
-    while (this.queue.length > 0 || this.flushing) {
-      await (this.flushing ?? this.flush());
+  /**
+   * Writes what is queued and stops taking new batches. While the database is away at shutdown,
+   * writing gives up after `closeGraceMs` (default 5 s): what is left was never acknowledged, so
+   * the broker delivers it again to the next instance or start.
+   */
+  async close(closeGraceMs = 5_000): Promise<void> {
+    this.closeDeadline = Date.now() + closeGraceMs;
+    try {
+      while (this.queue.length > 0 || this.flushing) {
+        await (this.flushing ?? this.flush());
+      }
+    } catch (err) {
+      this.log.warn(
+        { err, queued: this.queuedRows },
+        'ingest closed with messages unstored (not acknowledged)',
+      );
     }
     this.closed = true;
     for (const w of this.spaceWaiters.splice(0)) w();
   }
 
-  private parse(
+  /**
+   * The payload validated (and its device text cleaned) by the contract's schema; undefined when
+   * malformed. Protected so that tests can feed the store what validation would have cleaned.
+   */
+  protected parse(
     kind: 'telemetry' | 'event',
     payload: Buffer,
   ): { kind: 'telemetry'; body: TelemetryPayload } | { kind: 'event'; body: EventPayload } | undefined {
@@ -189,10 +240,7 @@ export class IngestPipeline {
     return d;
   }
 
-  private telemetryRows(
-    gateway: DirectoryEntry,
-    body: TelemetryPayload,
-  ): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
+  private telemetryRows(gateway: DirectoryEntry, body: TelemetryPayload): PendingBody | undefined {
     const ts = this.acceptTs(gateway, body.ts);
     if (ts === undefined) return undefined;
     const rows: Pending['rows'] = [];
@@ -211,10 +259,7 @@ export class IngestPipeline {
     return { rows, events: [] };
   }
 
-  private eventRows(
-    gateway: DirectoryEntry,
-    body: EventPayload,
-  ): Omit<Pending, 'gatewayId' | 'receivedAt' | 'done'> | undefined {
+  private eventRows(gateway: DirectoryEntry, body: EventPayload): PendingBody | undefined {
     const ts = this.acceptTs(gateway, body.ts);
     if (ts === undefined) return undefined;
     const events: EventRow[] = [];
@@ -244,12 +289,12 @@ export class IngestPipeline {
     if (this.queuedRows >= this.maxBatchRows) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
-      void this.flush();
+      void this.flush().catch(() => undefined); // only past the close deadline; close() reports it
       return;
     }
     this.timer ??= setTimeout(() => {
       this.timer = null;
-      void this.flush();
+      void this.flush().catch(() => undefined); // only past the close deadline; close() reports it
     }, this.flushIntervalMs);
   }
 
@@ -265,6 +310,37 @@ export class IngestPipeline {
   private async flushOnce(): Promise<void> {
     const batch = this.queue.splice(0);
     if (batch.length === 0) return;
+    await this.settle(batch, false);
+    this.queuedRows -= batch.reduce((n, p) => n + p.rows.length + p.events.length, 0);
+    this.stats.queued = this.queuedRows;
+    for (const p of batch) p.done();
+    while (this.queuedRows < this.maxQueuedRows && this.spaceWaiters.length > 0) this.spaceWaiters.shift()!();
+  }
+
+  /**
+   * Stores `batch` (messages in arrival order), or what of it the database takes: a data failure
+   * splits it in halves, stored in order; a message that fails alone after failing before
+   * (`failedBefore`: in a larger batch or alone once) becomes a dead letter. The second try
+   * alone keeps a momentary conflict (two instances raising the same alarm) from dead-lettering.
+   */
+  private async settle(batch: Pending[], failedBefore: boolean): Promise<void> {
+    const error = await this.write(batch);
+    if (error === undefined) return;
+    if (batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await this.settle(batch.slice(0, half), true);
+      await this.settle(batch.slice(half), true);
+      return;
+    }
+    if (!failedBefore) return this.settle(batch, true);
+    await this.deadLetter(batch[0]!, error);
+  }
+
+  /**
+   * Writes `batch` in one transaction, retrying failures of the database with backoff (100 ms
+   * doubling to 5 s) until it succeeds; answers the error when the database refused the data.
+   */
+  private async write(batch: Pending[]): Promise<unknown> {
     const unique = new Map<string, Pending['rows'][number]>();
     for (const p of batch) for (const r of p.rows) unique.set(`${r.deviceId}/${r.ts}`, r);
     const rows = [...unique.values()];
@@ -282,21 +358,64 @@ export class IngestPipeline {
         this.stats.events += result.events.length;
         if (result.insertedRows > 0) this.hooks.onStored?.(rows);
         if (result.events.length > 0) this.hooks.onEvents?.(result.events);
-        break;
+        return undefined;
       } catch (err) {
-        this.stats.flushFailures++;
-        const delay = Math.min(5_000, 100 * 2 ** attempt);
-        this.log.error(
-          { err, rows: rows.length, attempt, retryInMs: delay },
-          'telemetry batch write failed; retrying',
-        );
-        if (this.closed) throw err;
-        await new Promise((r) => setTimeout(r, delay));
+        if (isDataError(err)) {
+          this.log.warn(
+            { code: sqlState(err), error: sqlErrorMessage(err), messages: batch.length },
+            'device batch refused for its data; splitting it',
+          );
+          return err;
+        }
+        await this.backOff(err, attempt, 'telemetry batch write failed; retrying');
       }
     }
-    this.queuedRows -= batch.reduce((n, p) => n + p.rows.length + p.events.length, 0);
-    this.stats.queued = this.queuedRows;
-    for (const p of batch) p.done();
-    while (this.queuedRows < this.maxQueuedRows && this.spaceWaiters.length > 0) this.spaceWaiters.shift()!();
+  }
+
+  /** Stores `p` as a dead letter (retrying failures of the database); it is settled after. */
+  private async deadLetter(p: Pending, error: unknown): Promise<void> {
+    const sns = new Set(
+      p.kind === 'telemetry'
+        ? (p.body as TelemetryPayload).devices.map((d) => d.sn)
+        : (p.body as EventPayload).events.map((e) => e.deviceSn),
+    );
+    const letter = {
+      companyId: p.gateway.companyId,
+      siteId: p.gateway.siteId,
+      gatewaySn: p.gateway.sn,
+      deviceSn: sns.size === 1 ? [...sns][0]! : null,
+      kind: p.kind,
+      payload: p.body,
+      error: sqlErrorMessage(error),
+      errorCode: sqlState(error) ?? null,
+      receivedAt: p.receivedAt,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await storeDeadLetters(this.db, [letter]);
+        break;
+      } catch (err) {
+        if (isDataError(err)) {
+          // Cannot happen with the cleaned texts; never let it block the queue either.
+          this.log.error({ err, letter }, 'dead letter refused by the database; message dropped');
+          return;
+        }
+        await this.backOff(err, attempt, 'dead letter write failed; retrying');
+      }
+    }
+    this.stats.deadLettered++;
+    this.log.error(
+      { sn: p.gateway.sn, kind: p.kind, code: letter.errorCode, error: letter.error },
+      'device message refused by the database; stored as a dead letter',
+    );
+  }
+
+  /** Counts a failure of the database and waits before the next attempt (rethrows once closed or past the close deadline). */
+  private async backOff(err: unknown, attempt: number, message: string): Promise<void> {
+    this.stats.flushFailures++;
+    const delay = Math.min(5_000, 100 * 2 ** attempt);
+    this.log.error({ err, attempt, retryInMs: delay }, message);
+    if (this.closed || Date.now() + delay > this.closeDeadline) throw err;
+    await new Promise((r) => setTimeout(r, delay));
   }
 }

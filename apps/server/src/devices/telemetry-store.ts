@@ -12,12 +12,17 @@
  *    clear (alarm-lifecycle.ts);
  * 5. gateways' `last_seen_at`.
  *
+ * A message the database refuses for a reason in its data is kept apart by the ingest
+ * (devices/ingest.ts) and stored by {@link storeDeadLetters} in `device_dead_letter`.
+ *
  * All statements are plain SQL shared by PGlite and PostgreSQL; inputs travel as one JSON
  * parameter each, so a batch costs six statements whatever its size.
  */
+import { cleanDeviceText } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
+import { deviceDeadLetter } from '../core/db/schema';
 import { applyAlarmEvents, type EventRow, type StoredEvent } from './alarm-lifecycle';
 
 export type { EventRow, StoredEvent } from './alarm-lifecycle';
@@ -134,6 +139,49 @@ export async function storeBatch(
     }
     return { insertedRows, events: stored };
   });
+}
+
+/** A device message the database refused for a reason in its data (table `device_dead_letter`). */
+export interface DeadLetter {
+  companyId: number | null;
+  siteId: number | null;
+  gatewaySn: string;
+  deviceSn: string | null;
+  kind: 'telemetry' | 'event';
+  /** The message as validated, JSON. */
+  payload: unknown;
+  /** The database's message and SQLSTATE. */
+  error: string;
+  errorCode: string | null;
+  /** When it arrived, UTC ms. */
+  receivedAt: number;
+}
+
+/** What a text column takes of `text`: NUL shown as `\0`, lone surrogates as U+FFFD. */
+function storable(text: string): string {
+  return cleanDeviceText(text.replaceAll('\u0000', '\\0'));
+}
+
+/**
+ * Stores dead letters in one statement. The payload is kept as JSON text (`JSON.stringify`
+ * escapes NUL and lone surrogates, so whatever the message held is storable and shown as sent);
+ * the other texts pass through {@link storable}.
+ */
+export async function storeDeadLetters(db: Db, letters: DeadLetter[]): Promise<void> {
+  if (letters.length === 0) return;
+  await db.insert(deviceDeadLetter).values(
+    letters.map((l) => ({
+      receivedAt: new Date(l.receivedAt),
+      companyId: l.companyId,
+      siteId: l.siteId,
+      gatewaySn: storable(l.gatewaySn),
+      deviceSn: l.deviceSn === null ? null : storable(l.deviceSn),
+      kind: l.kind,
+      payload: JSON.stringify(l.payload) ?? 'null',
+      error: storable(l.error.slice(0, 2000)),
+      errorCode: l.errorCode,
+    })),
+  );
 }
 
 interface RollupRow {

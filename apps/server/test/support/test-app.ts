@@ -79,9 +79,10 @@ function pgliteTemplate(): Promise<string> {
 /**
  * What of the app a test runs besides the API (defaults: none of it): the device side (true, or
  * overrides such as `{ mqttPort: 0, mqttHost: '127.0.0.1' }`), the scheduler's timer, the demo
- * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start).
+ * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start); and a logger (default none), e.g.
+ * `{ level: 'error', stream }` to read what the server logs.
  */
-export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo'>;
+export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo' | 'logger'>;
 
 /** Builds a migrated, seeded server on a fresh database of `engine`. */
 export async function createTestApp(
@@ -124,6 +125,8 @@ export async function createTestApp(
       DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
       SCRYPT_LOG_N: String(TEST_SCRYPT_LOG_N),
+      // A free port for the embedded broker's TLS listener, so test files can run side by side.
+      MQTT_TLS_PORT: '0',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...env,
     });
@@ -138,7 +141,7 @@ export async function createTestApp(
     const app = await buildApp({
       config,
       db: opened.db,
-      logger: false,
+      logger: options.logger ?? false,
       devices: options.devices ?? false,
       scheduler: options.scheduler ?? false,
       demo: options.demo ?? false,

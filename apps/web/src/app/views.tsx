@@ -16,6 +16,7 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'dashboard/index': lazy(() => import('@/features/dashboard/DashboardPage')),
   'monitor/alarm/index': lazy(() => import('@/features/alarm/AlarmPage')),
   'monitor/outbox/index': lazy(() => import('@/features/alarm/OutboxPage')),
+  'monitor/deadletter/index': lazy(() => import('@/features/devices/dead-letter/DeadLetterPage')),
   'monitor/zdjkshow/index': lazy(() => import('@/features/site-monitor/SiteMonitorPage')),
   'monitor/export/index': lazy(() => import('@/features/export/ExportPage')),
   'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),

@@ -4,7 +4,7 @@
  * administrators through `log/pageList` within their company scope.
  */
 import { z } from 'zod';
-import { pageRequest, pageResponse, TEXT_LIMITS } from './primitives';
+import { epochMsSchema, pageRequest, pageResponse, TEXT_LIMITS } from './primitives';
 
 /** Stands for a masked secret (password digests, device secrets, tokens) in a logged value. */
 export const MASKED_VALUE = '******';
@@ -18,9 +18,9 @@ export const operationLogListRequest = pageRequest.extend({
   /** `success` = code 0, `failure` = any other code. */
   result: z.enum(['success', 'failure']).optional(),
   /** UTC ms, inclusive. */
-  from: z.number().int().optional(),
+  from: epochMsSchema.optional(),
   /** UTC ms, exclusive. */
-  to: z.number().int().optional(),
+  to: epochMsSchema.optional(),
 });
 export type OperationLogListRequest = z.infer<typeof operationLogListRequest>;
 

@@ -15,7 +15,7 @@ import { ALARM_LEVELS, DEVICE_TYPES, type DeviceType } from '../device/protocol'
 import { ErrorCode } from '../errors';
 import type { Lang } from '../lang';
 import { userInfoEcho } from './envelope';
-import { idSchema as id, nullResponse } from './primitives';
+import { epochMsSchema, idSchema as id, nullResponse } from './primitives';
 import { checkTimeRange, EXPORT_MAX_DAYS } from './time-range';
 
 /** Spec §9: at most 10 entries (energy-storage devices) per export. */
@@ -56,8 +56,8 @@ export const EXPORT_ROWS_HEADER = 'X-Export-Rows';
 export const exportRequest = z.object({
   userInfo: userInfoEcho,
   agentId: id.nullable().default(null),
-  startMs: z.number().int().nonnegative().nullable().default(null),
-  endMs: z.number().int().nonnegative().nullable().default(null),
+  startMs: epochMsSchema.nullable().default(null),
+  endMs: epochMsSchema.nullable().default(null),
   siteId: id.nullable().default(null),
   type: z.enum(EXPORT_TYPES).nullable().default(null),
   /** The energy-storage devices (entries), at most {@link EXPORT_MAX_ENTRIES}. */

@@ -19,6 +19,7 @@ import {
   pageResponse,
   TEXT_LIMITS,
   trimmedText,
+  versionSchema,
 } from './primitives';
 import { passwordHashSchema } from './user';
 
@@ -164,11 +165,15 @@ export const employeeListRequest = pageRequest.extend({
   companyId: id.optional(),
 });
 
+/**
+ * One employee as the employee list and detail show it. The account's own id and state are
+ * not in it: a row added for an account that already existed elsewhere must look the same as
+ * one that created a new account (docs/api.md "Adding an existing account").
+ */
 export const employeeRowSchema = z.object({
   id,
   companyId: id,
   companyName: z.string(),
-  userId: id,
   account: z.string(),
   name: z.string(),
   phone: z.string().nullable(),
@@ -179,6 +184,15 @@ export const employeeRowSchema = z.object({
   status,
   isAdmin: z.boolean(),
   isSubAlarm: z.enum(['Y', 'N']),
+  /**
+   * Not yet active: the person has not signed in to this company yet (a new account), or has not
+   * accepted the company's invitation (an account that already existed) — shown alike.
+   */
+  awaitingSignIn: z.boolean(),
+  /**
+   * The person must replace a password an administrator set (new account, reset); true
+   * whenever `awaitingSignIn` is.
+   */
   mustChangePassword: z.boolean(),
   createdAt: z.string(),
 });
@@ -200,18 +214,22 @@ const employeeFields = {
 
 export const employeeSaveRequest = z.object({
   ...employeeFields,
-  /** Sign-in name; an account that already exists in another company is linked (its password kept). */
+  /**
+   * Sign-in name. A new one creates the account; one that already exists is added as is (its
+   * password kept) — at once when it already belongs to a company the caller sees, else as an
+   * invitation its holder accepts after signing in. The answer does not tell these apart.
+   */
   account: trimmedText(TEXT_LIMITS.account),
-  /** Initial password as the browser's SHA-256 digest; must be changed at first sign-in. */
+  /**
+   * Initial password of a new account as the browser's SHA-256 digest; must be changed at first
+   * sign-in. Not used when the account already exists.
+   */
   password: passwordHashSchema,
   companyId: id.optional(),
 });
 export type EmployeeSaveRequest = z.infer<typeof employeeSaveRequest>;
-export const employeeSaveResponse = z.object({
-  id,
-  /** The account already existed (another company): it keeps its own password. */
-  linkedExistingAccount: z.boolean(),
-});
+/** The new employee: the same for a new account and an existing one (no hint which it was). */
+export const employeeSaveResponse = z.object({ id });
 export const employeeUpdateRequest = z.object({ ...employeeFields, id });
 export const employeeStatusRequest = z.object({ userInfo: userInfoEcho, id, status });
 export const employeeResetPasswordRequest = z.object({
@@ -274,7 +292,7 @@ const roleFields = {
 };
 export const roleSaveRequest = z.object({ ...roleFields, companyId: id.optional() });
 export type RoleSaveRequest = z.infer<typeof roleSaveRequest>;
-export const roleUpdateRequest = z.object({ ...roleFields, id, version: z.number().int() });
+export const roleUpdateRequest = z.object({ ...roleFields, id, version: versionSchema });
 export type RoleUpdateRequest = z.infer<typeof roleUpdateRequest>;
 export const roleCopyRequest = z.object({
   userInfo: userInfoEcho,

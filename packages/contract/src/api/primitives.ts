@@ -19,6 +19,28 @@ export const INT4_MAX = 2_147_483_647;
  */
 export const idSchema = z.number().int().positive().max(INT4_MAX);
 
+/**
+ * A row's version for optimistic locking (`role.version`, `tou_scheme.version`): an `integer`
+ * column like the ids, so bounded the same way (1 … {@link INT4_MAX}).
+ */
+export const versionSchema = z.number().int().min(1).max(INT4_MAX);
+
+/** Latest instant a request may name: 9999-12-31T23:59:59.999Z in UTC milliseconds. */
+export const EPOCH_MS_MAX = 253_402_300_799_999;
+
+/**
+ * An instant in UTC milliseconds since 1970 (0 … {@link EPOCH_MS_MAX}): every such value is a
+ * valid JavaScript `Date` and PostgreSQL `timestamptz`; a larger one is refused with -100.
+ */
+export const epochMsSchema = z.number().int().min(0).max(EPOCH_MS_MAX);
+
+/**
+ * Deepest nesting of objects and arrays in a request body (the body itself is level 1). The
+ * deepest call (a ToU scheme: body → document → plans → plan → periods → period) needs 6; a body
+ * nested deeper is refused with -100 before its schema is applied (server core/http/body-guard.ts).
+ */
+export const MAX_BODY_DEPTH = 32;
+
 /** A body holding one row id: `{userInfo?, id}` (detail, delete, …). */
 export const idRequest = z.object({ userInfo: userInfoEcho, id: idSchema });
 
@@ -129,13 +151,13 @@ export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 20;
 
 /**
- * The paging fields of every list request (design §4): `pageNum` from 1 (default 1), `pageSize`
+ * The paging fields of every list request (design §4): `pageNum` 1 … {@link INT4_MAX} (default 1), `pageSize`
  * 1 … {@link MAX_PAGE_SIZE} (default {@link DEFAULT_PAGE_SIZE}). Spread into a request's object,
  * or extend {@link pageRequest}.
  */
 export const pageRequestShape = {
   userInfo: userInfoEcho,
-  pageNum: z.number().int().min(1).default(1),
+  pageNum: z.number().int().min(1).max(INT4_MAX).default(1),
   pageSize: z.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
 };
 

@@ -135,7 +135,19 @@ export const deviceSecretResponse = z.object({
   secret: z.string(),
   /** Broker host devices connect to; null = the console's own host (embedded broker). */
   mqttHost: z.string().nullable(),
-  /** Broker port (the embedded broker's actual port, or the external broker's). */
+  /**
+   * Plain-TCP broker port (the embedded broker's actual port, or the external broker's); null
+   * when the broker takes no plain connections (MQTT_PLAIN=off, or an `mqtts://` MQTT_URL).
+   */
   mqttPort: z.number().int().nullable(),
+  /** MQTT-over-TLS port (embedded: MQTT_TLS_PORT, 8883 by default; external: the `mqtts://` URL's); null = no TLS. */
+  mqttTlsPort: z.number().int().nullable(),
+  /**
+   * PEM certificate devices are to trust for TLS (`mosquitto_pub --cafile`): the embedded
+   * broker's own (self-signed unless MQTT_TLS_CERT), or MQTT_CA; null = the devices' system CAs.
+   */
+  mqttTlsCa: z.string().nullable(),
+  /** SHA-256 fingerprint of `mqttTlsCa`'s (first) certificate, `AB:CD:…` (64 hex digits); null without it. */
+  mqttTlsFingerprint: z.string().nullable(),
 });
 export const deviceSaveResponse = z.object({ id, secret: deviceSecretResponse.nullable() });

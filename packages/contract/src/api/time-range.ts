@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import { ErrorCode } from '../errors';
+import { epochMsSchema } from './primitives';
 
 /** Longest history range (ours): a year plus a month, served from the daily rollups. */
 export const HISTORY_MAX_DAYS = 400;
@@ -33,8 +34,8 @@ const DAY_MS = 86_400_000;
 
 /** A range in UTC ms as sent by the console: start inclusive, end exclusive. */
 export const timeRangeSchema = z.object({
-  startMs: z.number().int().nonnegative(),
-  endMs: z.number().int().nonnegative(),
+  startMs: epochMsSchema,
+  endMs: epochMsSchema,
 });
 export type TimeRange = z.infer<typeof timeRangeSchema>;
 

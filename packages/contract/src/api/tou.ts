@@ -19,6 +19,7 @@ import {
   pageResponse,
   TEXT_LIMITS,
   trimmedText,
+  versionSchema,
 } from './primitives';
 
 const schemeName = trimmedText(TEXT_LIMITS.touSchemeName);
@@ -81,7 +82,7 @@ export const touSchemeUpdateRequest = z.object({
   userInfo: userInfoEcho,
   id,
   /** The version the document was read at. */
-  version: z.number().int().min(1),
+  version: versionSchema,
   name: schemeName,
   document: touSchemeDocumentSchema,
 });

@@ -48,6 +48,15 @@ export const getUserInfoRequest = z.object({
 export type GetUserInfoRequest = z.infer<typeof getUserInfoRequest>;
 
 export const roleRefSchema = z.object({ id, name: z.string() });
+
+/**
+ * A company that added the caller's existing account as an employee and waits for its consent
+ * (docs/api.md "Adding an existing account"): until accepted, the company is not in
+ * `companyList` and the account cannot enter it.
+ */
+export const invitationSchema = z.object({ companyId: id, companyName: z.string() });
+export type Invitation = z.infer<typeof invitationSchema>;
+
 export const userInfoResponse = z.object({
   /** Access token for X-Token; the same one when the call was made with a valid token. */
   token: z.string(),
@@ -67,6 +76,8 @@ export const userInfoResponse = z.object({
   isAdmin: z.boolean(),
   /** The password was set by an administrator (new account, reset): the console asks for a new one first. */
   mustChangePassword: z.boolean(),
+  /** Pending invitations of the account (enabled companies), oldest first. */
+  invitations: z.array(invitationSchema),
   roles: z.array(roleRefSchema),
   menuList: z.array(menuItemSchema),
   permissions: z.array(z.string()),
@@ -94,3 +105,12 @@ export const loginOutRequest = z.object({
 
 export const getPermissionRequest = z.object({ userInfo: userInfoEcho });
 export const getPermissionResponse = z.object({ permissions: z.array(z.string()) });
+
+/** `user/acceptInvitation`, `user/declineInvitation`: the inviting company. */
+export const invitationAnswerRequest = z.object({ userInfo: userInfoEcho, companyId: id });
+/** After answering: the companies the account may enter now, and the invitations still open. */
+export const invitationAnswerResponse = z.object({
+  companyList: z.array(companyRefSchema),
+  invitations: z.array(invitationSchema),
+});
+export type InvitationAnswer = z.infer<typeof invitationAnswerResponse>;

@@ -80,8 +80,30 @@ export function parseDeviceTopic(topic: string): { sn: string; kind: TopicKind }
   return { sn: m[1]!, kind };
 }
 
+/** NUL, and UTF-16 surrogates without their pair: text PostgreSQL cannot store (text or jsonb). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what it must find
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Device text made storable (docs/device-protocol.md "Text from devices"): NUL characters are
+ * removed and lone surrogates become U+FFFD (PostgreSQL refuses both: SQLSTATE 22P05/22021,
+ * 22P02). Everything else is kept as sent.
+ */
+export function cleanDeviceText(text: string): string {
+  return text.replace(UNSTORABLE_TEXT, (c) => (c === '\u0000' ? '' : '\uFFFD'));
+}
+
+/** True when `text` holds nothing {@link cleanDeviceText} would change. */
+export function isStorableText(text: string): boolean {
+  return text.search(UNSTORABLE_TEXT) === -1;
+}
+
+/** Free text from a device, at most `max` characters as sent, cleaned by {@link cleanDeviceText}. */
+const deviceText = (max: number) => z.string().max(max).transform(cleanDeviceText);
+
 const ts = z.number().int().positive();
-const msgId = z.string().min(1).max(64);
+/** Identifiers are refused (the message is malformed), not cleaned, when they hold such text. */
+const msgId = z.string().min(1).max(64).refine(isStorableText, 'NUL or lone surrogate in id');
 const sn = z.string().regex(SN_PATTERN);
 
 /** Why a gateway is offline. */
@@ -98,8 +120,8 @@ export const statusPayload = z.object({
   ts,
   online: z.boolean(),
   reason: z.enum(OFFLINE_REASONS).optional(),
-  firmware: z.string().max(64).optional(),
-  model: z.string().max(64).optional(),
+  firmware: deviceText(64).optional(),
+  model: deviceText(64).optional(),
   /** Seconds between telemetry messages the gateway intends to keep. */
   intervalS: z.number().int().min(1).max(3600).optional(),
 });
@@ -150,7 +172,7 @@ export const eventPayload = z.object({
         /** Stable alarm code, e.g. `bms.cell_overvoltage`. */
         code: z.string().regex(/^[a-z][a-z0-9_.]{1,63}$/),
         level: z.enum(ALARM_LEVELS),
-        content: z.string().max(500),
+        content: deviceText(500),
         value: z.number().finite().optional(),
       }),
     )
@@ -178,7 +200,7 @@ export const replyPayload = z.object({
   id: msgId,
   ts,
   ok: z.boolean(),
-  error: z.string().max(500).optional(),
+  error: deviceText(500).optional(),
   result: z.record(z.string(), z.unknown()).optional(),
 });
 export type ReplyPayload = z.infer<typeof replyPayload>;

@@ -18,6 +18,7 @@ export const accountEndpoints = {
     request: updatePasswordRequest,
     response: nullResponse,
     access: { signedIn: true },
+    beforePasswordChange: true,
     audit: { action: 'account.updatePassword', targetType: 'account' },
     summary: "Change the caller's password (digests as sent by the browser)",
     description:

@@ -38,6 +38,13 @@ export interface Endpoint<
   /** The envelope's `data` on success (see {@link envelopeFor}). */
   readonly response: Res;
   readonly access: EndpointAccess;
+  /**
+   * Set on the few signed-in calls an account may make while it must still change a password
+   * an administrator set (`mustChangePassword`): the password change itself, its own menu and
+   * permissions, logout. The server refuses every other signed-in call with 5058 until then;
+   * public calls are never refused for it.
+   */
+  readonly beforePasswordChange?: true;
   /** Present when every answer of the call is written to the operation log. */
   readonly audit?: EndpointAudit;
   /** One line for the API reference (with the call's error codes where short). */

@@ -2,6 +2,7 @@
  * Devices (spec §2 /deviceconfig): `endpoints.device.*`.
  * Part of the endpoint table (../endpoints.ts); see define.ts for the fields.
  */
+import { deadLetterListRequest, deadLetterListResponse } from '../api/dead-letter';
 import { idRequest, nullResponse } from '../api/primitives';
 import {
   deviceInput,
@@ -49,6 +50,15 @@ export const deviceEndpoints = {
     access: { permission: Perm.deviceDelete },
     audit: { action: 'device.delete', targetType: 'device' },
     summary: 'Delete a device. Errors: 3030 not found, 3038 devices still report through this gateway',
+    tags: ['device'],
+  }),
+  deadLetterPageList: defineEndpoint({
+    path: '/api-bms/device/deadLetterPageList',
+    request: deadLetterListRequest,
+    response: deadLetterListResponse,
+    access: { permission: Perm.deadLetterList },
+    summary:
+      'Device messages the database refused for their data (dead letters), newest first, in the caller’s companies; filter by kind, site, SN keyword',
     tags: ['device'],
   }),
   resetSecret: defineEndpoint({

@@ -41,7 +41,12 @@ export const employeeEndpoints = {
     access: { permission: Perm.employeeSave },
     audit: { action: 'employee.save', targetType: 'employee' },
     summary:
-      'Create an employee; a new account gets the initial password (must be changed at first sign-in), an existing one is linked. Errors: 6000, 5000, 5031, 5034, 5050',
+      'Create an employee; a new account gets the initial password (must be changed at first sign-in), an existing one is added or invited. Errors: 6000, 5000, 5031, 5034, 5050',
+    description:
+      'An existing account that belongs to a company the caller sees is added at once; any other existing ' +
+      'account is invited: its password is kept, and the company enters its company pick only once its holder ' +
+      'accepts (`user/acceptInvitation`). The answer, the operation log and the employee list ("awaiting first ' +
+      'sign-in") are the same for a new and an invited account.',
     tags: ['employee'],
   }),
   update: defineEndpoint({
@@ -80,7 +85,7 @@ export const employeeEndpoints = {
     access: { permission: Perm.employeeResetPassword },
     audit: { action: 'employee.resetPassword', targetType: 'employee' },
     summary:
-      'Set a new password (digest) that must be changed at next sign-in; ends the account’s sessions. Errors: 5051, 5034 the account also belongs to a company outside your scope',
+      'Set a new password (digest) that must be changed at next sign-in; ends the account’s sessions. Errors: 5051, 5059 the employee has not signed in yet, 5034 the account also belongs to a company outside your scope',
     tags: ['employee'],
   }),
 };

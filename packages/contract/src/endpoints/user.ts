@@ -8,6 +8,8 @@ import {
   getPermissionRequest,
   getPermissionResponse,
   getUserInfoRequest,
+  invitationAnswerRequest,
+  invitationAnswerResponse,
   loginOutRequest,
   loginRequest,
   loginResponse,
@@ -45,6 +47,7 @@ export const userEndpoints = {
     request: getLanguageMenuRequest,
     response: getLanguageMenuResponse,
     access: { signedIn: true },
+    beforePasswordChange: true,
     summary: "The caller's menu tree in 'cn' (Chinese) or 'en', filtered by the caller's roles",
     tags: ['user'],
   }),
@@ -63,6 +66,7 @@ export const userEndpoints = {
     request: loginOutRequest,
     response: nullResponse,
     access: { signedIn: true },
+    beforePasswordChange: true,
     audit: { action: 'user.logout', targetType: 'session' },
     summary: "Log out: revoke this terminal's session",
     tags: ['user'],
@@ -72,7 +76,34 @@ export const userEndpoints = {
     request: getPermissionRequest,
     response: getPermissionResponse,
     access: { signedIn: true },
+    beforePasswordChange: true,
     summary: "The caller's permission strings (`module:resource:action`; administrators also `*:*:*`)",
+    tags: ['user'],
+  }),
+  acceptInvitation: defineEndpoint({
+    path: '/api-bms/user/acceptInvitation',
+    request: invitationAnswerRequest,
+    response: invitationAnswerResponse,
+    access: { signedIn: true },
+    audit: { action: 'account.acceptInvitation', targetType: 'employee' },
+    summary:
+      "Accept a company's invitation (user info `invitations`): the company joins the account's company pick",
+    description:
+      'Recorded in the inviting company’s operation log. Errors: 5060 no pending invitation of the account from that company.',
+    tags: ['user'],
+  }),
+  declineInvitation: defineEndpoint({
+    path: '/api-bms/user/declineInvitation',
+    request: invitationAnswerRequest,
+    response: invitationAnswerResponse,
+    access: { signedIn: true },
+    audit: { action: 'account.declineInvitation', targetType: 'employee' },
+    summary: "Decline a company's invitation: it is no longer offered; the company is not told",
+    description:
+      'The employee row stays "awaiting first sign-in" for the inviting company (which can delete it), so a ' +
+      'decline does not reveal that the account exists; for the same reason its log entry belongs to no ' +
+      'company (only the platform operator reads it). Errors: 5060 no pending invitation of the account from ' +
+      'that company.',
     tags: ['user'],
   }),
 };

@@ -4,9 +4,10 @@
  * migrations; the handle returned is engine-agnostic.
  *
  * PGlite is single-connection: the data folder is guarded by a lock file so that a second
- * process on the same folder fails fast with {@link DataDirInUseError} instead of corrupting it.
+ * process on the same folder fails fast with {@link DataDirInUseError} instead of corrupting it,
+ * while a restart after a crash opens at once (data-dir-lock.ts checks whether the recorded
+ * holder still runs).
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -16,7 +17,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import lockfile from 'proper-lockfile';
+import { lockDataDir } from './data-dir-lock';
 import * as schema from './schema';
 
 /** The Drizzle handle every service uses, whatever the engine. */
@@ -31,14 +32,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export class DataDirInUseError extends Error {
-  constructor(dir: string) {
-    super(
-      `The data folder ${dir} is in use by another ESS Console process. ` +
-        'Stop that process, or start this one with another DATA_DIR (or a DATABASE_URL).',
-    );
-  }
-}
+export { DataDirInUseError } from './data-dir-lock';
 
 const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../drizzle');
 
@@ -74,25 +68,7 @@ async function openPostgres(url: string, max: number): Promise<Database> {
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
-  mkdirSync(dataDir, { recursive: true });
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(dataDir, {
-      lockfilePath: path.join(dataDir, 'ess-console.lock'),
-      stale: 15_000,
-      update: 5_000,
-      retries: 0,
-      realpath: false,
-      onCompromised: (err) => {
-        // Another process took the folder over: stop writing at once.
-        console.error(`Lost the lock on ${dataDir}: ${err.message}`);
-        process.exit(70);
-      },
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOCKED') throw new DataDirInUseError(dataDir);
-    throw err;
-  }
+  const release = await lockDataDir(dataDir);
   try {
     const client = await PGlite.create(path.join(dataDir, 'pglite'));
     const db = drizzlePglite(client, { schema }) as unknown as Db;

@@ -103,6 +103,19 @@ export const employee = pgTable(
     /** enabled | disabled */
     status: text('status').notNull().default('enabled'),
     isAdmin: boolean('is_admin').notNull().default(false),
+    /**
+     * Consent of an existing account that a company outside its own added (docs/api.md "Adding
+     * an existing account"): 'pending' until the account holder accepts (`user/acceptInvitation`),
+     * 'declined' once they decline; null for every other membership. A membership with an
+     * invitation is not in the account's company pick and opens no session.
+     */
+    invitation: text('invitation', { enum: ['pending', 'declined'] }),
+    /**
+     * When the membership was taken up: the first session in the company (a new account), or the
+     * invitation accepted. Null = awaiting first sign-in, which the employee list shows alike for
+     * a new and an invited account. Rows written otherwise (seed, migrations) count as joined.
+     */
+    joinedAt: timestamp('joined_at', { withTimezone: true }).defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -595,6 +608,36 @@ export const mailOutbox = pgTable(
     index('mail_outbox_due_idx').on(t.state, t.nextAttemptAt),
     index('mail_outbox_company_idx').on(t.companyId, t.createdAt),
     index('mail_outbox_employee_idx').on(t.employeeId, t.createdAt),
+  ],
+);
+
+/**
+ * Device messages the database refused for a reason in their data (docs/device-protocol.md
+ * "Dead letters"): one row per message, kept so administrators can see what a gateway sent and
+ * why it was not stored, while everything else in its batch is stored (devices/ingest.ts).
+ * `kind` telemetry | event; `gatewaySn` the gateway whose topic carried it; `deviceSn` the
+ * message's device when it names one; `company_id`/`site_id` the gateway's, for scoping (null
+ * when the gateway is no longer known). `payload` is the message as received (JSON text, after
+ * validation); `error` the database's message and `errorCode` its SQLSTATE (e.g. 22P05), when any.
+ */
+export const deviceDeadLetter = pgTable(
+  'device_dead_letter',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    companyId: integer('company_id'),
+    siteId: integer('site_id'),
+    gatewaySn: text('gateway_sn').notNull(),
+    deviceSn: text('device_sn'),
+    /** telemetry | event */
+    kind: text('kind').notNull(),
+    payload: text('payload').notNull(),
+    error: text('error').notNull(),
+    errorCode: text('error_code'),
+  },
+  (t) => [
+    index('device_dead_letter_received_idx').on(t.receivedAt),
+    index('device_dead_letter_company_idx').on(t.companyId, t.receivedAt),
   ],
 );
 

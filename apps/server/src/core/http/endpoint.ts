@@ -2,10 +2,13 @@
  * Routes from the endpoint table (packages/contract endpoints.ts): a
  * route module registers each of its calls with {@link route} (or {@link fileRoute} for the one
  * call that answers a file) and writes only the handler. Path, body and answer schemas, the
- * access rule (`config.public | signedIn | permission`, read by access/auth-hook.ts), the
- * operation-log entry (`config.audit`, read by access/audit.ts) and the OpenAPI summary all come
- * from the table entry; the auth hook refuses a route that is not an entry, and a server whose
- * routes miss an entry.
+ * access rule (`config.public | signedIn | permission` and `beforePasswordChange`, read by
+ * access/auth-hook.ts), the operation-log entry (`config.audit`, read by access/audit.ts) and the
+ * OpenAPI summary all come from the table entry; the auth hook refuses a route that is not an
+ * entry, and a server whose routes miss an entry.
+ *
+ * Every body first passes body-guard.ts (text the database cannot store, nesting deeper than
+ * `MAX_BODY_DEPTH`: -100 naming the field), then the request schema.
  *
  * Only what does not belong in the contract is passed here as {@link RouteExtra}: rate limits
  * and the OpenAPI `security` override of a public call.
@@ -28,6 +31,7 @@ import {
 import type { FastifyContextConfig, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { guardBody } from './body-guard';
 
 /** The instance a route module (`FastifyPluginAsyncZod`) is given. */
 export type ApiApp = Parameters<FastifyPluginAsyncZod>[0];
@@ -48,7 +52,7 @@ export type FileHandler<E extends Endpoint> = (
 ) => Promise<FastifyReply>;
 
 /** Settings of the table's keys; the table owns them, {@link RouteExtra} cannot set them. */
-type TableConfigKey = 'public' | 'signedIn' | 'permission' | 'audit';
+type TableConfigKey = 'public' | 'signedIn' | 'permission' | 'audit' | 'beforePasswordChange';
 
 /** Server-only settings of a route that do not belong in the contract. */
 export interface RouteExtra {
@@ -73,9 +77,13 @@ function routeOptions(endpoint: Endpoint, extra: RouteExtra | undefined) {
   return {
     method: 'POST' as const,
     url: endpoint.path,
+    // After the auth hook (route-level hooks run after the scope's): NUL, unpaired surrogates
+    // and bodies nested too deep answer -100 before the schema or a handler sees them.
+    preValidation: guardBody,
     config: {
       ...extra?.config,
       ...accessConfig(endpoint.access),
+      ...(endpoint.beforePasswordChange ? { beforePasswordChange: true } : {}),
       ...(endpoint.audit ? { audit: { ...endpoint.audit } } : {}),
     },
     schema: {

@@ -4,15 +4,21 @@
  * pick at sign-in). Reads and writes follow the caller's data scope: an employee outside it
  * answers 5051.
  *
- * Rules: an account already employed by the company → 5050; a new account gets the initial
- * password (browser digest, scrypt-hashed) and must change it at first sign-in; an existing
- * account is linked and keeps its password. Department of the same company and within the
+ * Rules: an account already employed (or invited) by the company → 5050; a new account gets the
+ * initial password (browser digest, scrypt-hashed) and must change it at first sign-in; an
+ * existing account keeps its password and is added at once when it already belongs to an employee
+ * the caller sees, else invited: the company enters its pick only once its holder accepts
+ * (docs/api.md "Adding an existing account"). Nothing the caller gets back tells a new account
+ * from an invited one: the same answer `{id}` after the same work (the initial password is
+ * hashed either way), the same log entry, and rows "awaiting first sign-in" without the
+ * account's id or state until the person signs in or accepts. Department of the same company and within the
  * caller's department scope (5000); roles of the same company (5031); only administrators may
  * grant administrator roles or the administrator flag (5034). Nobody disables or deletes
  * themself (5057); administrator employees cannot be deleted (5053); a non-administrator may not
  * disable or reset the password of an employee wider than itself (5034). Disabling ends the
  * employee's sessions at once. A password reset applies to the account, so it is refused (5034)
- * when the account also belongs to a company outside the caller's scope; it ends the account's
+ * when the account also belongs to a company outside the caller's scope, and for an employee still
+ * awaiting first sign-in (5059, a new and an invited account alike); it ends the account's
  * sessions and forces a change at next sign-in.
  */
 import {
@@ -21,7 +27,7 @@ import {
   ErrorCode,
   type employeeUpdateRequest,
 } from '@ess/contract';
-import { and, count, desc, eq, ilike, inArray, ne, or } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type DataScope,
@@ -46,6 +52,14 @@ import {
 import { ApiError } from '../../core/http/api-error';
 
 type EmployeeUpdate = z.infer<typeof employeeUpdateRequest>;
+
+/** A row as the rules read it: the public row plus the account behind it. */
+type EmployeeRecord = EmployeeRow & { userId: number };
+
+/** The public row: without the account's id (it would tell an old account from a new one). */
+function publicRow({ userId: _userId, ...row }: EmployeeRecord): EmployeeRow {
+  return row;
+}
 
 export interface EmployeeListQuery {
   pageNum: number;
@@ -101,11 +115,11 @@ export class EmployeeService {
       .orderBy(desc(employee.id))
       .limit(q.pageSize)
       .offset((q.pageNum - 1) * q.pageSize);
-    return { list: await this.rows(ids.map((r) => r.id)), total: Number(total) };
+    return { list: (await this.rows(ids.map((r) => r.id))).map(publicRow), total: Number(total) };
   }
 
   /** Full rows of these employees, in the given order. */
-  private async rows(ids: number[]): Promise<EmployeeRow[]> {
+  private async rows(ids: number[]): Promise<EmployeeRecord[]> {
     if (ids.length === 0) return [];
     const base = await this.db
       .select({
@@ -130,6 +144,7 @@ export class EmployeeService {
       const r = byId.get(id);
       if (!r) return [];
       const e = r.employee;
+      const awaitingSignIn = e.joinedAt === null;
       return [
         {
           id: e.id,
@@ -148,7 +163,9 @@ export class EmployeeService {
           status: e.status === 'disabled' ? 'disabled' : 'enabled',
           isAdmin: e.isAdmin,
           isSubAlarm: e.isSubAlarm === 'Y' ? 'Y' : 'N',
-          mustChangePassword: r.mustChangePassword,
+          awaitingSignIn,
+          // An invited account's own flag stays hidden until it accepts.
+          mustChangePassword: awaitingSignIn || r.mustChangePassword,
           createdAt: e.createdAt.toISOString(),
         },
       ];
@@ -157,6 +174,11 @@ export class EmployeeService {
 
   /** The employee the caller sees; 5051 otherwise. */
   async detail(scope: DataScope, id: number): Promise<EmployeeRow> {
+    return publicRow(await this.record(scope, id));
+  }
+
+  /** {@link detail} with the account's id, for the rules. */
+  private async record(scope: DataScope, id: number): Promise<EmployeeRecord> {
     const [visible] = await this.db
       .select({ id: employee.id })
       .from(employee)
@@ -231,26 +253,38 @@ export class EmployeeService {
       throw new ApiError(ErrorCode.NO_PERMISSION);
   }
 
-  /** Creates an employee (and the account when it is new). */
-  async create(scope: DataScope, caller: Caller, input: EmployeeSaveRequest) {
+  /**
+   * Creates an employee: with a new account (initial password, awaiting first sign-in), or for
+   * an existing account — added at once when an employee the caller sees holds it, else invited
+   * (awaiting its holder's consent). Answers `{id}` alike (see the module comment).
+   */
+  async create(scope: DataScope, caller: Caller, input: EmployeeSaveRequest): Promise<{ id: number }> {
     const companyId = input.companyId ?? caller.companyId;
     if (!scopeIncludes(scope.companies, companyId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
     await this.checkAssignments(scope, caller, companyId, input);
     const [existing] = await this.db.select().from(userAccount).where(eq(userAccount.account, input.account));
+    let known = false;
     if (existing) {
       const [member] = await this.db
         .select({ id: employee.id })
         .from(employee)
         .where(and(eq(employee.userId, existing.id), eq(employee.companyId, companyId)));
       if (member) throw new ApiError(ErrorCode.ACCOUNT_HAS_EMPLOYEE);
+      const [seen] = await this.db
+        .select({ id: employee.id })
+        .from(employee)
+        .where(and(eq(employee.userId, existing.id), isNull(employee.invitation), employeeInScope(scope)))
+        .limit(1);
+      known = seen !== undefined;
     }
-    const passwordHash = existing ? null : await hashPassword(input.password, this.scryptLogN);
+    // Hashed for an existing account too, unused: the answer takes as long either way.
+    const passwordHash = await hashPassword(input.password, this.scryptLogN);
     const id = await this.db.transaction(async (tx) => {
       let userId = existing?.id;
       if (userId === undefined) {
         const [account] = await tx
           .insert(userAccount)
-          .values({ account: input.account, passwordHash: passwordHash!, mustChangePassword: true })
+          .values({ account: input.account, passwordHash, mustChangePassword: true })
           .returning({ id: userAccount.id });
         userId = account!.id;
       }
@@ -264,6 +298,9 @@ export class EmployeeService {
           phone: input.phone,
           email: input.email,
           isAdmin: input.isAdmin,
+          // A new account joins at its first sign-in; an account seen already has joined us.
+          invitation: existing && !known ? 'pending' : null,
+          joinedAt: known ? new Date() : null,
         })
         .returning({ id: employee.id });
       const roleIds = [...new Set(input.roleIds)];
@@ -272,7 +309,7 @@ export class EmployeeService {
       }
       return row!.id;
     });
-    return { id, linkedExistingAccount: existing !== undefined };
+    return { id };
   }
 
   async update(scope: DataScope, caller: Caller, input: EmployeeUpdate) {
@@ -314,7 +351,7 @@ export class EmployeeService {
   private async assertTargetWithinCaller(
     scope: DataScope,
     caller: Caller,
-    target: EmployeeRow,
+    target: Pick<EmployeeRow, 'isAdmin' | 'roles'>,
   ): Promise<void> {
     if (caller.isAdmin) return;
     if (target.isAdmin) throw new ApiError(ErrorCode.NO_PERMISSION);
@@ -335,7 +372,7 @@ export class EmployeeService {
   }
 
   async remove(scope: DataScope, caller: Caller, id: number): Promise<EmployeeRow> {
-    const before = await this.detail(scope, id);
+    const before = await this.record(scope, id);
     if (id === caller.employeeId) throw new ApiError(ErrorCode.EMPLOYEE_SELF_ACTION);
     if (before.isAdmin) throw new ApiError(ErrorCode.EMPLOYEE_ADMIN_UNDELETABLE);
     await this.db.transaction(async (tx) => {
@@ -346,11 +383,14 @@ export class EmployeeService {
         .where(eq(employee.userId, before.userId));
       if (Number(others) === 0) await tx.delete(userAccount).where(eq(userAccount.id, before.userId));
     });
-    return before;
+    return publicRow(before);
   }
 
   async resetPassword(scope: DataScope, caller: Caller, id: number, password: string) {
-    const target = await this.detail(scope, id);
+    const target = await this.record(scope, id);
+    // Before the other rules: for an invited account they would answer 5034 where a new one
+    // passes, telling the two apart.
+    if (target.awaitingSignIn) throw new ApiError(ErrorCode.EMPLOYEE_AWAITING_SIGN_IN);
     await this.assertTargetWithinCaller(scope, caller, target);
     const memberships = await this.db
       .select({ companyId: employee.companyId })

@@ -49,14 +49,20 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
   const registry = app.registry;
   const scopeOf = (request: { auth: { companyId: number; employeeId: number } }) =>
     companyScope(app.db, request.auth);
-  /** Where devices connect, shown with a secret: the external broker, or the embedded one's port. */
-  const brokerFacts = (): { mqttHost: string | null; mqttPort: number | null } => {
+  /**
+   * Where devices connect, shown with a secret (contract `deviceSecretResponse`): the external
+   * broker's host, or null for the console's own; the plain and TLS ports; the certificate to
+   * trust for TLS and its SHA-256 fingerprint.
+   */
+  const brokerFacts = () => {
     const address = app.devices?.brokerAddress;
-    if (address?.url) {
-      const url = new URL(address.url);
-      return { mqttHost: url.hostname, mqttPort: Number(url.port || 1883) };
-    }
-    return { mqttHost: null, mqttPort: address?.port ?? null };
+    return {
+      mqttHost: address?.url ? new URL(address.url).hostname : null,
+      mqttPort: address?.port ?? null,
+      mqttTlsPort: address?.tls?.port ?? null,
+      mqttTlsCa: address?.tls?.ca ?? null,
+      mqttTlsFingerprint: address?.tls?.fingerprint ?? null,
+    };
   };
   // The broker authenticates from a cached directory: reload it after every registry change so
   // new devices and re-issued secrets work at once.

@@ -1,6 +1,7 @@
 /**
  * The user info answer (spec §3 "User info response", §7): who the caller is in the current
- * company, with roles, menu tree and permission strings.
+ * company, with roles, menu tree and permission strings, the companies it may switch to and the
+ * companies that invited the account (docs/api.md "Adding an existing account").
  */
 import type { Lang, UserInfo } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
@@ -35,7 +36,10 @@ export async function buildUserInfo(
     .where(and(eq(employeeRole.employeeId, context.employeeId), eq(role.status, 'enabled')))
     .orderBy(role.id);
   const access = await menuAccess(db, context.employeeId);
-  const memberships = await sessions.memberships(context.userId);
+  const [companyList, invitations] = await Promise.all([
+    sessions.companyList(context.userId),
+    sessions.invitations(context.userId),
+  ]);
   const emp = row!.employee;
   return {
     ...tokens,
@@ -43,15 +47,14 @@ export async function buildUserInfo(
     employeeId: emp.id,
     companyId: context.companyId,
     companyName: row!.companyName,
-    companyList: memberships
-      .filter((m) => m.employeeStatus === 'enabled' && m.companyStatus === 'enabled')
-      .map((m) => ({ id: m.companyId, name: m.companyName })),
+    companyList,
     account: row!.account,
     name: emp.name,
     avatar: null,
     email: emp.email,
     isAdmin: emp.isAdmin || access.admin,
     mustChangePassword: row!.mustChangePassword,
+    invitations,
     roles,
     menuList: toMenuTree(access.rows, lang),
     permissions: permissionsOf(access),

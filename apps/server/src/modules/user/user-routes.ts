@@ -1,6 +1,7 @@
 /**
  * `/api-bms/user/*` (spec §7): login, getUserInfo, getLanguageMenu, refreshToken, loginOut,
- * getPermission. Every body is schema-validated (bad input → -100 naming the field); answers
+ * getPermission; ours: acceptInvitation, declineInvitation (docs/api.md "Adding an existing
+ * account"). Every body is schema-validated (bad input → -100 naming the field); answers
  * are `{code, msg, data}` with HTTP 200. The session handshake is described in
  * auth/session-service.ts and docs/api.md.
  */
@@ -61,5 +62,32 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   route(app, calls.getPermission, async (request) => {
     return ok(request, { permissions: permissionsOf(await menuAccess(db, request.auth.employeeId)) });
+  });
+
+  /** The account's company pick and open invitations after answering one. */
+  const afterAnswer = async (userId: number) => ({
+    companyList: await sessions.companyList(userId),
+    invitations: await sessions.invitations(userId),
+  });
+
+  route(app, calls.acceptInvitation, async (request) => {
+    const { companyId } = request.body;
+    const employeeId = await sessions.answerInvitation(request.auth.userId, companyId, true);
+    // Logged where the membership belongs: the inviting company.
+    recordChange(request, { companyId, targetId: employeeId, after: { companyId, invitation: 'accepted' } });
+    return ok(request, await afterAnswer(request.auth.userId));
+  });
+
+  route(app, calls.declineInvitation, async (request) => {
+    const { companyId } = request.body;
+    const employeeId = await sessions.answerInvitation(request.auth.userId, companyId, false);
+    // Neither the inviting company (it would learn the account exists) nor the caller's own
+    // (it would learn of the invitation): the entry belongs to no company.
+    recordChange(request, {
+      companyId: null,
+      targetId: employeeId,
+      after: { companyId, invitation: 'declined' },
+    });
+    return ok(request, await afterAnswer(request.auth.userId));
   });
 };

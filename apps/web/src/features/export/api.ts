@@ -68,14 +68,5 @@ export async function downloadExport(
   return { fileName: file.fileName ?? 'export.xlsx', blob: file.blob, rows: rowsOf(file.headers) };
 }
 
-/** Hands a downloaded file to the browser (a temporary link with `download`). */
-export function saveFile(fileName: string, blob: Blob): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
+/** Hands a downloaded file to the browser (shared/ui/download.ts). */
+export { saveFile } from '@/shared/ui/download';

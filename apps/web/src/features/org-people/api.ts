@@ -108,8 +108,9 @@ export interface EmployeeForm {
 /**
  * `employee/save`: a new employee of `companyId` (the caller's company when undefined) with its
  * sign-in account and initial password (sent as the SHA-256 digest; to be changed at first
- * sign-in). An account that already exists in another
- * company is linked instead and keeps its own password (`linkedExistingAccount`).
+ * sign-in). An account that already exists keeps its own password and is added, or invited when
+ * it belongs to a company the caller does not see (docs/api.md "Adding an existing account");
+ * the answer `{id}` does not tell which.
  * Errors: 5050 the account is already an employee here, 5000 department, 5031 role.
  */
 export function createEmployee(

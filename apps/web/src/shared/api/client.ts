@@ -15,6 +15,8 @@
  *   - -102, 9999: session and local storage cleared, reload after 100 ms.
  *   - 50008, 50012, 50014: one "You have been logged out…" confirm (Re-Login resets the token
  *     and reloads), never one per failed call.
+ *   - 5058 (the password an administrator set must be changed first): no message; the
+ *     listener of {@link onPasswordChangeRequired} opens the forced change-password dialog.
  *   - other codes: error message for 5 s, text per `errorText` (see {@link RequestOptions}).
  *   - network / HTTP errors: their message.
  * - An endpoint that answers a file (`file` set: the xlsx export) goes through
@@ -180,7 +182,22 @@ export function failureText(code: number, serverMsg: string, mode: ErrorText = '
   return isKnownCode(code) ? catalogueText(code) : i18n.t('common.error');
 }
 
+let passwordChangeListener: (() => void) | null = null;
+
+/**
+ * Registers what to do when the server answers 5058 to a call (the session store marks the
+ * user `mustChangePassword`, which opens the forced dialog); replaces an earlier listener.
+ */
+export function onPasswordChangeRequired(listener: () => void): void {
+  passwordChangeListener = listener;
+}
+
 function handleFailure(code: number, serverMsg: string, config: RequestOptions): never {
+  if (code === ErrorCode.PASSWORD_CHANGE_REQUIRED) {
+    // The forced dialog says it once; the calls refused until then say nothing.
+    passwordChangeListener?.();
+    throw new ApiError(code, serverMsg);
+  }
   if (!config.skipAuthHandling && CLEAR_SESSION_CODES.includes(code)) expireSession();
   else if (!config.skipAuthHandling && RELOGIN_CONFIRM_CODES.includes(code)) void askRelogin();
   else if (!CLEAR_SESSION_CODES.includes(code) && !RELOGIN_CONFIRM_CODES.includes(code)) {

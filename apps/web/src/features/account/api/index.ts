@@ -2,7 +2,13 @@
  * The signed-in employee's own settings (spec §4, §5, §7; contract `accountEndpoints`, shapes
  * in api/employee.ts). Failures show the server's msg (spec §8: the dialogs show it).
  */
-import { accountEndpoints, type EmailSettings, type SubAlarm } from '@ess/contract';
+import {
+  accountEndpoints,
+  type EmailSettings,
+  type InvitationAnswer,
+  type SubAlarm,
+  userEndpoints,
+} from '@ess/contract';
 import { request } from '@/shared/api/client';
 import { sha256Hex } from '@/shared/crypto/sha256';
 
@@ -34,4 +40,13 @@ export function getEmail(): Promise<EmailSettings> {
 /** `employee/updateEmail`: e-mail trimmed; -100 with the field named when invalid. */
 export async function updateEmail(email: string, isSubAlarm: SubAlarm): Promise<void> {
   await request(accountEndpoints.updateEmail, { email: email.trim(), isSubAlarm }, { errorText: 'server' });
+}
+
+/**
+ * `user/acceptInvitation` / `user/declineInvitation`: answers the invitation of `companyId`
+ * (docs/api.md "Adding an existing account"); resolves with the company pick and the
+ * invitations still open. Errors: 5060 no such pending invitation.
+ */
+export function answerInvitation(companyId: number, accept: boolean): Promise<InvitationAnswer> {
+  return request(accept ? userEndpoints.acceptInvitation : userEndpoints.declineInvitation, { companyId });
 }

@@ -1,14 +1,16 @@
 /**
  * The MQTT connection facts of a gateway, shown once after it is registered or its secret is
  * re-issued (docs/device-protocol.md "Connecting"): broker host (the page's host name unless
- * the server names one), port (the server's when given, else 1883), client id, username (= SN),
- * password (= the secret), each with a copy button, and a ready-to-paste `mosquitto_pub` that
- * publishes the retained birth message to `ess/v1/<SN>/status`. The secret is never stored in
- * the browser and cannot be shown again.
+ * the server names one), plain port (when the broker takes plain connections), TLS port and the
+ * SHA-256 fingerprint of the certificate to trust (when it offers TLS), client id, username
+ * (= SN), password (= the secret), each with a copy button; a download of the certificate
+ * (`ess-mqtt-ca.pem`); and a ready-to-paste `mosquitto_pub` that publishes the retained birth
+ * message to `ess/v1/<SN>/status` — over TLS with `--cafile` when the broker offers TLS. The
+ * secret is never stored in the browser and cannot be shown again.
  * Test hooks: `secret-dialog`, `secret-value`, `secret-command`, `secret-done`,
- * `secret-copy-<field>`.
+ * `secret-copy-<field>`, `secret-<field>`, `secret-ca-download`.
  */
-import { CheckOutlined, CopyOutlined } from '@ant-design/icons';
+import { CheckOutlined, CopyOutlined, DownloadOutlined } from '@ant-design/icons';
 import { deviceTopic } from '@ess/contract';
 import { Alert, Button, Modal, Tooltip } from 'antd';
 import { useEffect, useState } from 'react';
@@ -16,20 +18,34 @@ import { useTranslation } from 'react-i18next';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showError } from '@/shared/feedback';
 import { copyText } from '@/shared/ui/copy';
+import { saveFile } from '@/shared/ui/download';
 import type { DeviceSecret } from '../api';
 
 /** MQTT port of the embedded broker unless the server says otherwise (design §2). */
 export const DEFAULT_MQTT_PORT = 1883;
+
+/** File name the broker's certificate is downloaded as, and that the TLS command names. */
+export const CA_FILE_NAME = 'ess-mqtt-ca.pem';
 
 /** `value` quoted for a POSIX shell. */
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_.:/@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The `mosquitto_pub` line that sends the gateway's birth message (retained, QoS 1). */
-export function birthCommand(secret: DeviceSecret, host: string, port: number): string {
+/**
+ * The `mosquitto_pub` line that sends the gateway's birth message (retained, QoS 1): over TLS
+ * when `tls` is given, trusting `--cafile` (the broker's certificate) or, when the server names
+ * none, the system's CAs (`--capath /etc/ssl/certs`).
+ */
+export function birthCommand(
+  secret: DeviceSecret,
+  host: string,
+  port: number,
+  tls?: { caFile: string | null },
+): string {
+  const trust = tls ? (tls.caFile ? `--cafile ${shellQuote(tls.caFile)} ` : '--capath /etc/ssl/certs ') : '';
   return [
-    `mosquitto_pub -h ${shellQuote(host)} -p ${port} \\`,
+    `mosquitto_pub ${trust}-h ${shellQuote(host)} -p ${port} \\`,
     `  -i ${shellQuote(secret.mqttClientId)} -u ${shellQuote(secret.username)} -P ${shellQuote(secret.secret)} \\`,
     `  -q 1 -r -t ${shellQuote(deviceTopic(secret.sn, 'status'))} \\`,
     `  -m "{\\"v\\":1,\\"ts\\":$(date +%s)000,\\"online\\":true}"`,
@@ -76,18 +92,27 @@ export function SecretDialog({ secret, onClose }: Props) {
   }, [secret]);
 
   const host = shown?.mqttHost || window.location.hostname;
-  const port = shown?.mqttPort ?? DEFAULT_MQTT_PORT;
+  const tlsPort = shown?.mqttTlsPort ?? null;
+  // No port at all: an older server; its embedded broker listened on 1883.
+  const port = shown?.mqttPort ?? (tlsPort === null ? DEFAULT_MQTT_PORT : null);
+  const ca = shown?.mqttTlsCa ?? null;
   const rows: { field: string; value: string; secret?: boolean }[] = shown
     ? [
         { field: 'host', value: host },
-        { field: 'port', value: String(port) },
+        ...(port !== null ? [{ field: 'port', value: String(port) }] : []),
+        ...(tlsPort !== null ? [{ field: 'tlsPort', value: String(tlsPort) }] : []),
+        ...(shown.mqttTlsFingerprint ? [{ field: 'fingerprint', value: shown.mqttTlsFingerprint }] : []),
         { field: 'clientId', value: shown.mqttClientId },
         { field: 'username', value: shown.username },
         { field: 'password', value: shown.secret, secret: true },
         { field: 'topic', value: deviceTopic(shown.sn, 'status') },
       ]
     : [];
-  const command = shown ? birthCommand(shown, host, port) : '';
+  const command = !shown
+    ? ''
+    : tlsPort !== null
+      ? birthCommand(shown, host, tlsPort, { caFile: ca ? CA_FILE_NAME : null })
+      : birthCommand(shown, host, port ?? DEFAULT_MQTT_PORT);
 
   return (
     <Modal
@@ -135,6 +160,22 @@ export function SecretDialog({ secret, onClose }: Props) {
             {command}
           </pre>
           <p className="secret__hint">{t('devices.secret.exampleHint')}</p>
+          {tlsPort !== null && (
+            <p className="secret__hint">
+              {t(ca ? 'devices.secret.tlsHint' : 'devices.secret.tlsSystemCaHint', { file: CA_FILE_NAME })}
+            </p>
+          )}
+          {ca && (
+            <Button
+              className="secret__ca"
+              size="small"
+              icon={<DownloadOutlined />}
+              onClick={() => saveFile(CA_FILE_NAME, new Blob([ca], { type: 'application/x-pem-file' }))}
+              data-testid="secret-ca-download"
+            >
+              {t('devices.secret.downloadCa', { file: CA_FILE_NAME })}
+            </Button>
+          )}
         </div>
       </div>
     </Modal>

@@ -1,23 +1,25 @@
 /**
  * User dropdown (spec §1, §2, §4): home ('/'), change password, e-mail subscription (opened only
- * after the current settings load), logout.
+ * after the current settings load), company invitations (only while there are any; a badge on
+ * the trigger counts them; docs/api.md "Adding an existing account"), logout.
  * Test hooks: trigger `user-dropdown`; items `user-menu-home`, `user-menu-password`,
- * `user-menu-email`, `user-menu-logout`.
+ * `user-menu-email`, `user-menu-invitations`, `user-menu-logout`.
  */
 import {
   DownOutlined,
   HomeOutlined,
+  InboxOutlined,
   LockOutlined,
   LogoutOutlined,
   MailOutlined,
   UserOutlined,
 } from '@ant-design/icons';
 import type { EmailSettings } from '@ess/contract';
-import { Avatar, Dropdown } from 'antd';
+import { Avatar, Badge, Dropdown } from 'antd';
 import { Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { ChangePasswordDialog, EmailDialog, getEmail } from '@/features/account';
+import { ChangePasswordDialog, EmailDialog, getEmail, InvitationsDialog } from '@/features/account';
 import { logout, useSession } from '@/features/auth';
 import { HOME_PATH } from '@/shared/routing';
 
@@ -26,6 +28,9 @@ export function UserDropdown() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const user = useSession((s) => s.user);
+  const setInvitations = useSession((s) => s.setInvitations);
+  const invitations = user?.invitations ?? [];
+  const [invitationsOpen, setInvitationsOpen] = useState(false);
   const [passwordOpen, setPasswordOpen] = useState(false);
   /** Mounted once first opened, so the dialog chunk loads on demand and closes animated. */
   const [passwordMounted, setPasswordMounted] = useState(false);
@@ -53,6 +58,16 @@ export function UserDropdown() {
       'data-testid': 'user-menu-password',
     },
     { key: 'email', icon: <MailOutlined />, label: t('navbar.email'), 'data-testid': 'user-menu-email' },
+    ...(invitations.length > 0
+      ? [
+          {
+            key: 'invitations',
+            icon: <InboxOutlined />,
+            label: t('navbar.invitations', { count: invitations.length }),
+            'data-testid': 'user-menu-invitations',
+          },
+        ]
+      : []),
     { type: 'divider' as const },
     { key: 'logout', icon: <LogoutOutlined />, label: t('navbar.logout'), 'data-testid': 'user-menu-logout' },
   ];
@@ -63,6 +78,7 @@ export function UserDropdown() {
       setPasswordMounted(true);
       setPasswordOpen(true);
     } else if (key === 'email') void openEmail();
+    else if (key === 'invitations') setInvitationsOpen(true);
     else if (key === 'logout') void logout();
   };
 
@@ -70,7 +86,9 @@ export function UserDropdown() {
     <>
       <Dropdown trigger={['click']} menu={{ items, onClick }} placement="bottomRight">
         <button type="button" className="navbar__user" data-testid="user-dropdown">
-          <Avatar size={28} src={user?.avatar || undefined} icon={<UserOutlined />} />
+          <Badge count={invitations.length} size="small" offset={[-2, 2]}>
+            <Avatar size={28} src={user?.avatar || undefined} icon={<UserOutlined />} />
+          </Badge>
           <span className="navbar__user-name">{user?.name || user?.account}</span>
           <DownOutlined className="navbar__user-caret" />
         </button>
@@ -80,6 +98,14 @@ export function UserDropdown() {
           <ChangePasswordDialog open={passwordOpen} onClose={() => setPasswordOpen(false)} />
         )}
         {email && <EmailDialog settings={email} onClose={() => setEmail(null)} />}
+        {invitationsOpen && (
+          <InvitationsDialog
+            open={invitationsOpen}
+            invitations={invitations}
+            onAnswered={setInvitations}
+            onClose={() => setInvitationsOpen(false)}
+          />
+        )}
       </Suspense>
     </>
   );

@@ -5,8 +5,9 @@
  * (TreeSelect of the chosen company's departments), roles (that company's enabled roles, one
  * page of 500) and the administrator flag. A new employee joins the chosen company. Editing
  * loads `employee/detail` and fills the form from it (from the list row until it arrives).
- * When `employee/save` answers `linkedExistingAccount`, the account already belonged to another
- * company: an information message says it keeps its own password. 5050 (account already an
+ * An account that already exists is added as is (invited, when it belongs to a company the
+ * caller does not see): the answer is the same as for a new account, so the dialog says the
+ * same "saved" either way, and the password hint explains both cases. 5050 (account already an
  * employee here) also marks the account field.
  * Test hooks: `employee-dialog`, `employee-account`, `employee-password`,
  * `employee-password-confirm`, `employee-name`, `employee-phone`, `employee-email`,
@@ -27,7 +28,7 @@ import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { isApiError } from '@/shared/api/errors';
-import { showInfo, showSuccess } from '@/shared/feedback';
+import { showSuccess } from '@/shared/feedback';
 import { confirmRules, passwordRules } from '@/shared/forms/passwordRules';
 import { catalogueText, validationText } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
@@ -142,15 +143,13 @@ export function EmployeeDialog({ target, companyId, departments, onClose }: Prop
       };
       if (editing) {
         await updateEmployee(editing.id, fields);
-        return { linkedExistingAccount: false, account: editing.account };
+        return;
       }
       const account = values.account.trim();
-      const answer = await createEmployee({ ...fields, account, password: values.password, companyId });
-      return { linkedExistingAccount: answer.linkedExistingAccount, account };
+      await createEmployee({ ...fields, account, password: values.password, companyId });
     },
-    onSuccess: ({ linkedExistingAccount, account }) => {
-      if (linkedExistingAccount) showInfo(t('employees.linkedExisting', { account }));
-      else showSuccess(t('employees.saved'));
+    onSuccess: () => {
+      showSuccess(t('employees.saved'));
       void queryClient.invalidateQueries({ queryKey: orgPeopleKeys.employees });
       void queryClient.invalidateQueries({ queryKey: orgPeopleKeys.departments });
       onClose();

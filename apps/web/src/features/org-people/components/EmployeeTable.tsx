@@ -3,13 +3,15 @@
  * whole company. Keyword (account, name or phone) and status filters, server paging
  * (`pageNum` / `pageSize`), and per row account, name, phone, e-mail, department, roles,
  * status, administrator flag, creation time and actions (account with name, phone with e-mail, stacked so that every column fits at
- * 1440 px). The status switch calls `employee/status`; disabling asks first, as it ends
+ * 1440 px). A tag beside the name says "awaiting first sign-in" (`awaitingSignIn`: a new
+ * account, or an invited existing one — the list does not tell which) or, once active, that the
+ * password set by an administrator is still to be changed. The status switch calls `employee/status`; disabling asks first, as it ends
  * the employee's sessions at once. One's own row can be neither disabled nor deleted (5057),
  * an administrator employee not deleted (5053): those controls are disabled with the reason.
  * Buttons follow system:employee:save|delete|status|resetPwd.
  * Test hooks: `employee-table` (rows `data-row-key` = employee id), `employee-filter-keyword`,
  * `employee-filter-status`, `employee-refresh`, `employee-add`, `employee-status-<id>`,
- * `employee-edit-<id>`, `employee-reset-<id>`, `employee-delete-<id>`.
+ * `employee-edit-<id>`, `employee-reset-<id>`, `employee-delete-<id>`, `employee-awaiting-<id>`.
  */
 import { EditOutlined, LockOutlined } from '@ant-design/icons';
 import type { EmployeeRow, EnabledStatus } from '@ess/contract';
@@ -132,10 +134,16 @@ export function EmployeeTable({
             <span className="employee-cell__account">{e.account}</span>
             <span className="employee-cell__sub">
               {e.name}
-              {e.mustChangePassword && (
-                <Tooltip title={t('employees.mustChangeHint')}>
-                  <Tag color="warning">{t('employees.mustChange')}</Tag>
+              {e.awaitingSignIn ? (
+                <Tooltip title={t('employees.awaitingHint')}>
+                  <Tag data-testid={`employee-awaiting-${e.id}`}>{t('employees.awaiting')}</Tag>
                 </Tooltip>
+              ) : (
+                e.mustChangePassword && (
+                  <Tooltip title={t('employees.mustChangeHint')}>
+                    <Tag color="warning">{t('employees.mustChange')}</Tag>
+                  </Tooltip>
+                )
               )}
             </span>
           </span>

@@ -68,7 +68,17 @@ const enUS: Resources = {
     home: 'Home',
     changePassword: 'Change password',
     email: 'E-mail subscription',
+    invitations: 'Company invitations ({{count}})',
     logout: 'Log out',
+  },
+  invitations: {
+    title: 'Company invitations',
+    hint: 'These companies added your account as an employee. Accept to choose the company at your next sign-in; if you decline, the company is not told.',
+    accept: 'Accept',
+    decline: 'Decline',
+    accepted: 'You accepted the invitation of "{{company}}"; choose it at your next sign-in',
+    declined: 'You declined the invitation of "{{company}}"',
+    empty: 'No open invitations',
   },
   tags: {
     close: 'Close',
@@ -297,6 +307,8 @@ const enUS: Resources = {
         'It cannot be displayed again after you close this window. Copy it now and keep it safe; if it is lost, reset it (the old one then stops working).',
       host: 'Broker host',
       port: 'Port',
+      tlsPort: 'TLS port',
+      fingerprint: 'Certificate fingerprint (SHA-256)',
       clientId: 'Client ID',
       username: 'Username',
       password: 'Password (secret)',
@@ -305,6 +317,11 @@ const enUS: Resources = {
       example: 'Send the birth message with mosquitto_pub',
       exampleHint:
         "Checks the host, username and secret: run it in a terminal with mosquitto-clients and the device's last report time updates. mosquitto_pub disconnects right after publishing, so the device then shows “Went offline”; firmware keeps the connection open with a last will (device protocol v1).",
+      tlsHint:
+        'The command connects over TLS: download the broker certificate, save it as {{file}} in the folder you run the command from, and check that its fingerprint matches the one above. If the host name devices use is not in the certificate, replace the certificate (operations guide), or add --insecure to skip only the host name check (the certificate itself is still verified).',
+      tlsSystemCaHint:
+        "The command connects over TLS and verifies the broker with the system's CA certificates.",
+      downloadCa: 'Download the broker certificate ({{file}})',
       copy: 'Copy',
       copied: 'Copied',
       copyFailed: 'Copying failed; select the text and copy it by hand',
@@ -440,8 +457,6 @@ const enUS: Resources = {
     disabledDone: '"{{name}}" disabled; their sessions have ended',
     saved: 'Saved',
     deleted: 'Deleted',
-    linkedExisting:
-      'The account "{{account}}" already exists in another company. It has been added to this company and keeps its own password.',
     passwordReset: 'Password reset; {{name}} must change it at the next sign-in',
     total: 'Total: {{count}}',
     empty: 'No employees yet',
@@ -450,6 +465,9 @@ const enUS: Resources = {
     adminHint: 'An administrator employee cannot be deleted',
     mustChange: 'Temp. password',
     mustChangeHint: 'Signs in with an initial or reset password and must change it at the next sign-in',
+    awaiting: 'Awaiting sign-in',
+    awaitingHint:
+      'Not active yet: a new account becomes active at its first sign-in, an existing one once its holder signs in and accepts the invitation',
     col: {
       account: 'Account',
       name: 'Name',
@@ -478,7 +496,7 @@ const enUS: Resources = {
     hint: {
       account: 'Cannot be changed later.',
       password:
-        'At least 6 characters; the employee must change it at the first sign-in. If the account already exists in another company, it is added to this company and keeps its own password; this one is then not used.',
+        'At least 6 characters; the employee must change it at the first sign-in. An account that already exists keeps its own password (this one is then not used); one of another company is invited and joins once its holder signs in and accepts.',
       admin: 'An administrator employee cannot be deleted.',
       departmentLocked: 'Choosing a department needs the right to view departments.',
       rolesLocked: 'Choosing roles needs the right to view roles.',
@@ -1274,6 +1292,24 @@ const enUS: Resources = {
     ackDonePartly: '{{n}} alarm(s) acknowledged; {{m}} had been acknowledged before',
     emptyActive: 'No active alarms',
     emptyHistory: 'Nothing matches these filters',
+  },
+  deadLetter: {
+    intro:
+      'Device messages the database could not store because of their data (e.g. a number out of range). They are kept here; all other messages were stored as usual and every message was acknowledged.',
+    kind: { telemetry: 'Telemetry', event: 'Event' },
+    field: {
+      receivedAt: 'Received',
+      gatewaySn: 'Gateway SN',
+      deviceSn: 'Device SN',
+      site: 'Site',
+      company: 'Company',
+      kind: 'Kind',
+      error: 'Error',
+      payload: 'Message',
+    },
+    keyword: 'Gateway or device SN',
+    total: 'Total: {{count}}',
+    empty: 'No dead letters',
   },
   outbox: {
     state: { queued: 'Queued', sent: 'Sent', failed: 'Failed' },

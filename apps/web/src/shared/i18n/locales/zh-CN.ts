@@ -67,7 +67,17 @@ const zhCN = {
     home: '首页',
     changePassword: '修改密码',
     email: '邮件订阅',
+    invitations: '公司邀请（{{count}}）',
     logout: '退出登录',
+  },
+  invitations: {
+    title: '公司邀请',
+    hint: '以下公司把您的账号添加为员工。接受后，下次登录时可选择进入该公司；拒绝后对方不会得到通知。',
+    accept: '接受',
+    decline: '拒绝',
+    accepted: '已接受“{{company}}”的邀请，下次登录时可选择该公司',
+    declined: '已拒绝“{{company}}”的邀请',
+    empty: '没有待处理的邀请',
   },
   tags: {
     close: '关闭',
@@ -291,6 +301,8 @@ const zhCN = {
       warningDetail: '关闭此窗口后无法再次查看。请立即复制并妥善保存；遗失后只能重置密钥（旧密钥随即失效）。',
       host: 'Broker 地址',
       port: '端口',
+      tlsPort: 'TLS 端口',
+      fingerprint: '证书指纹（SHA-256）',
       clientId: '客户端 ID',
       username: '用户名',
       password: '密码（密钥）',
@@ -299,6 +311,10 @@ const zhCN = {
       example: '用 mosquitto_pub 发送上线消息',
       exampleHint:
         '用于验证地址、用户名和密钥：在装有 mosquitto-clients 的终端中运行后，设备的最后上报时间随即更新。mosquitto_pub 发完即断开，所以随后显示为“主动下线”；设备固件应保持连接并设置遗嘱消息（见设备接入协议 v1）。',
+      tlsHint:
+        '命令经 TLS 加密连接：先下载 Broker 证书，保存为运行命令所在目录下的 {{file}}，并核对其指纹与上方一致。若设备所用主机名不在证书内，请按运维手册更换证书，或临时加 --insecure 只跳过主机名校验（证书本身仍会校验）。',
+      tlsSystemCaHint: '命令经 TLS 加密连接，用系统自带的 CA 证书校验 Broker。',
+      downloadCa: '下载 Broker 证书（{{file}}）',
       copy: '复制',
       copied: '已复制',
       copyFailed: '复制失败，请手动选择文本复制',
@@ -433,7 +449,6 @@ const zhCN = {
     disabledDone: '已禁用“{{name}}”，其会话已结束',
     saved: '保存成功',
     deleted: '删除成功',
-    linkedExisting: '账号“{{account}}”已在其他公司存在，已加入本公司，登录时仍使用它原来的密码。',
     passwordReset: '密码已重置，{{name}} 下次登录后需修改密码',
     total: '共 {{count}} 人',
     empty: '还没有员工',
@@ -442,6 +457,8 @@ const zhCN = {
     adminHint: '管理员员工不能删除',
     mustChange: '待改密',
     mustChangeHint: '使用初始密码或重置后的密码，下次登录时需修改',
+    awaiting: '待首次登录',
+    awaitingHint: '尚未生效：新账号首次登录后生效；已有账号由其本人登录并接受邀请后生效',
     col: {
       account: '账号',
       name: '姓名',
@@ -470,7 +487,7 @@ const zhCN = {
     hint: {
       account: '创建后不能修改。',
       password:
-        '至少 6 位，员工首次登录后必须修改。若该账号已在其他公司存在，则直接加入本公司并沿用原密码，此处填写的密码不生效。',
+        '至少 6 位，员工首次登录后必须修改。若该账号已存在，则沿用其原密码，此处填写的密码不生效；属于其他公司的账号会收到邀请，本人登录并接受后才加入本公司。',
       admin: '管理员员工不能被删除。',
       departmentLocked: '需要“部门管理”查看权限才能选择部门。',
       rolesLocked: '需要“角色管理”查看权限才能选择角色。',
@@ -1255,6 +1272,24 @@ const zhCN = {
     ackDonePartly: '已确认 {{n}} 条告警，{{m}} 条此前已被确认',
     emptyActive: '当前没有告警',
     emptyHistory: '没有符合条件的记录',
+  },
+  deadLetter: {
+    intro:
+      '数据库因数据本身无法保存的设备消息（例如超出范围的数值）。这些消息单独保存于此，其余消息照常入库，设备的消息均已确认。',
+    kind: { telemetry: '遥测', event: '事件' },
+    field: {
+      receivedAt: '接收时间',
+      gatewaySn: '网关SN',
+      deviceSn: '设备SN',
+      site: '站点',
+      company: '公司',
+      kind: '类型',
+      error: '错误',
+      payload: '消息内容',
+    },
+    keyword: '网关或设备SN',
+    total: '共 {{count}} 条',
+    empty: '没有死信',
   },
   outbox: {
     state: { queued: '待发送', sent: '已发送', failed: '发送失败' },
