@@ -1,7 +1,8 @@
 /**
  * Command service edge cases that need no broker: the reply timeout or a shutdown arriving while
  * the command is still being published (a slow broker acknowledgement) fails the command with
- * 3035 for its caller, and never surfaces as an unhandled rejection (which stops Node).
+ * 3035 for its caller, and never surfaces as an unhandled rejection (which stops Node); replies
+ * received before anyone listens for unmatched ones are handed to the first listener.
  */
 import { ErrorCode } from '@ess/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -115,5 +116,25 @@ describe('command service', () => {
     await expect(commands.send('EMS-NONE-01', 'time_sync', {})).rejects.toMatchObject({
       code: ErrorCode.DEVICE_NOT_FOUND,
     });
+  });
+
+  it('replies nobody waits for, received before anyone listens, go to the first listener within the reply timeout', () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    const commands = new CommandService(directory, tracker, async () => {}, 10_000);
+    const reply = (id: string) => Buffer.from(JSON.stringify({ v: 1, id, ts: Date.now(), ok: true }));
+    commands.handleReply(reply('c-stale'));
+    vi.setSystemTime(1_000_000 + 10_001);
+    commands.handleReply(reply('c-held-1'));
+    commands.handleReply(reply('c-held-2'));
+    const first: string[] = [];
+    const second: string[] = [];
+    commands.onUnmatchedReply((r) => first.push(r.id));
+    commands.onUnmatchedReply((r) => second.push(r.id));
+    // The one older than the reply timeout is dropped; the others go to the first listener, once.
+    expect(first).toEqual(['c-held-1', 'c-held-2']);
+    expect(second).toEqual([]);
+    commands.handleReply(reply('c-later'));
+    expect(first.at(-1)).toBe('c-later');
+    expect(second).toEqual(['c-later']);
   });
 });

@@ -5,10 +5,14 @@
  * Errors: 3030 unknown SN, 3031 not a gateway, 3034 gateway offline, 3035 sending failed or
  * no reply in time.
  *
- * With several server instances the broker hands each reply to one of them (shared
- * subscription), not necessarily the one that sent the command: a valid reply no command of
- * this instance waits for goes to the `onUnmatchedReply` listeners (devices/delivery.ts settles
- * it through the database), and so does a reply arriving after its command timed out.
+ * With several server instances every instance receives every reply (the external broker's
+ * reply subscription is not shared): a valid reply no command of this instance waits for — to
+ * another instance's command, or late — goes to the `onUnmatchedReply` listeners
+ * (devices/delivery.ts settles it in the database when its sender has not: the sender stopped
+ * with the command out). Such a reply arriving while nobody listens yet — the broker subscription
+ * is made when the device side starts, the delivery service listens a moment later, and a
+ * persistent session hands over at once what the broker kept for it — is kept for the reply
+ * timeout (at most {@link MAX_HELD_REPLIES}) and handed to the first listener.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -24,6 +28,12 @@ import {
 import { ApiError } from '../core/http/api-error';
 import type { ConnectionTracker } from './connection-tracker';
 import type { DeviceDirectory } from './device-directory';
+
+/** Replies kept while no `onUnmatchedReply` listener is registered (oldest dropped first). */
+export const MAX_HELD_REPLIES = 1000;
+
+/** Detail of the 3035 a command waiting for its reply fails with when the server stops. */
+export const STOPPING = 'server stopping';
 
 /** Detail of the 3035 a command answers when the device sent no reply in time. */
 export const NO_REPLY = 'no reply';
@@ -45,6 +55,8 @@ export function newCommandId(): string {
 export class CommandService {
   private waiting = new Map<string, Waiting>();
   private readonly unmatched = new Set<(reply: ReplyPayload) => void>();
+  /** Unmatched replies received while no listener was registered, with when (ms). */
+  private held: Array<{ reply: ReplyPayload; at: number }> = [];
 
   constructor(
     private readonly directory: DeviceDirectory,
@@ -64,10 +76,15 @@ export class CommandService {
 
   /**
    * Calls `listener` with every valid reply no command of this instance waits for (sent by
-   * another instance, or late); answers the unsubscribe.
+   * another instance, or late); answers the unsubscribe. The first listener also gets the
+   * replies received before it, within the reply timeout, in the order received.
    */
   onUnmatchedReply(listener: (reply: ReplyPayload) => void): () => void {
     this.unmatched.add(listener);
+    const since = Date.now() - this.timeoutMs;
+    const held = this.held.filter((h) => h.at >= since);
+    this.held = [];
+    for (const h of held) listener(h.reply);
     return () => this.unmatched.delete(listener);
   }
 
@@ -125,6 +142,10 @@ export class CommandService {
     if (!parsed.success) return;
     const w = this.waiting.get(parsed.data.id);
     if (!w) {
+      if (this.unmatched.size === 0) {
+        this.held.push({ reply: parsed.data, at: Date.now() });
+        if (this.held.length > MAX_HELD_REPLIES) this.held.shift();
+      }
       for (const listener of this.unmatched) listener(parsed.data);
       return;
     }
@@ -149,7 +170,7 @@ export class CommandService {
   close(): void {
     for (const [id, w] of this.waiting) {
       clearTimeout(w.timer);
-      w.reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, 'server stopping'));
+      w.reject(new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, STOPPING));
       this.waiting.delete(id);
     }
   }

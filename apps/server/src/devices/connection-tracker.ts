@@ -16,7 +16,14 @@ export interface StatusChange {
   siteId: number;
   online: boolean;
   reason: OfflineReason | null;
+  /** When this instance noticed the change (ms, the tracker's clock). */
   at: number;
+  /**
+   * A status message behind the change: its `ts` (ms, the device's clock) and whether the broker
+   * handed it over retained at the subscription (published before this instance subscribed, at
+   * the device's last connect) rather than live. The same for every instance that receives it.
+   */
+  announced?: { ts: number; retained: boolean };
 }
 
 export class ConnectionTracker {
@@ -98,9 +105,9 @@ export class ConnectionTracker {
       }
       if (!retained && Math.abs(status.ts - this.now()) > MAX_CLOCK_SKEW_MS)
         this.hooks.onClockSkew?.(gateway);
-      await this.change(gateway, true, null, true);
+      await this.change(gateway, true, null, { ts: status.ts, retained });
     } else {
-      await this.change(gateway, false, status.reason ?? 'lwt');
+      await this.change(gateway, false, status.reason ?? 'lwt', undefined, { ts: status.ts, retained });
     }
   }
 
@@ -128,25 +135,30 @@ export class ConnectionTracker {
     }
   }
 
+  /**
+   * Records a change of `gateway`'s state. `birth`: an `online: true` status message, which also
+   * reaches `onReannounce` when the gateway is online already. `message`: the status message
+   * behind an offline change.
+   */
   private async change(
     gateway: DirectoryEntry,
     online: boolean,
     reason: OfflineReason | null,
-    force = false,
+    birth?: StatusChange['announced'],
+    message: StatusChange['announced'] = birth,
   ): Promise<void> {
     const was = this.isOnline(gateway.deviceId);
-    if (was === online && !force) return;
+    if (was === online && !birth) return;
     this.online.set(gateway.deviceId, online);
     if (was === online) {
-      if (online) {
-        this.hooks.onReannounce?.({
-          deviceId: gateway.deviceId,
-          siteId: gateway.siteId,
-          online,
-          reason,
-          at: this.now(),
-        });
-      }
+      this.hooks.onReannounce?.({
+        deviceId: gateway.deviceId,
+        siteId: gateway.siteId,
+        online,
+        reason,
+        at: this.now(),
+        ...(birth ? { announced: birth } : {}),
+      });
       return;
     }
     const at = new Date(this.now());
@@ -173,6 +185,7 @@ export class ConnectionTracker {
       online,
       reason,
       at: at.getTime(),
+      ...(message ? { announced: message } : {}),
     });
   }
 }

@@ -30,17 +30,20 @@
  *    only while it is `sent` with that command id; either way it frees the lease. So a late reply
  *    to an older attempt, an older version or another document changes nothing. No reply in the
  *    reply timeout: failed 'timeout'. The gateway gone offline meanwhile: pending again. A
- *    sender waiting for a reply that another instance settled notices it on the row
- *    (`pollEveryMs`) and stops waiting.
+ *    sender waiting for a reply that another instance settled notices it on the row (one query
+ *    for all its waiting sends every `pollEveryMs`, 250 ms) and stops waiting: the operator's
+ *    push answers the outcome whichever instance the reply reached.
  *  - After a send ends, the target is looked at again (follow-up): a save, a time-zone change or
  *    a reconnect during the send is sent now; a failed row is not retried in a loop.
- *  - **Resends**: a gateway that comes online gets every target of its site resent unless a
- *    send started after the gateway was last seen offline (`resend_after`; measured from the
- *    drop, so instances that saw the same reconnect send once between them); one that announces
- *    itself online again without having been seen offline, unless a send started since the
- *    announcement was seen; `sendNow` (the operator's push) resends and waits; `start` sends
- *    every row not applied; `sweep` (every `sweepEveryMs`, and at start) frees leases that ran
- *    out — their instance died with the command out — and sends again. A failed row goes out
+ *  - **Resends**: a gateway that comes online, or announces itself online again, gets every
+ *    target of its site resent unless a send started after its birth (`resend_after`): the
+ *    birth's `ts` when within 5 min of the server's clock — the same for every instance that
+ *    receives the birth, however late one handles it, so they send once between them — else the
+ *    drop (a connection), the receipt (a live reannounce) or when the connection was first
+ *    recorded (a retained birth at start: an instance (re)starting beside others sends nothing
+ *    for an unchanged connection). `sendNow` (the operator's push) resends and waits; `start`
+ *    sends every row not applied; `sweep` (every `sweepEveryMs`, and at start) frees leases that
+ *    ran out — their instance died with the command out — and sends again. A failed row goes out
  *    again at the next of these or at a save; it is never retried in a loop.
  *
  * One send per target at a time: across instances by the lease, in this process also by a queue
@@ -62,14 +65,16 @@ import {
   ErrorCode,
   type ErrorCodeValue,
   type LiveDeliveryMessage,
+  MAX_CLOCK_SKEW_MS,
   type ReplyPayload,
 } from '@ess/contract';
-import { and, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { device, deviceConnectionLog, deviceDelivery, site } from '../core/db/schema';
 import { ApiError } from '../core/http/api-error';
-import { NO_REPLY, newCommandId } from './commands';
+import { NO_REPLY, newCommandId, STOPPING } from './commands';
+import type { StatusChange } from './connection-tracker';
 import type { DeviceService } from './device-service';
 
 /** A transaction of `Db`, as handed to {@link DeliveryKind.readDesired}. */
@@ -135,7 +140,10 @@ export interface DeliveryOptions {
   leaseGraceMs?: number;
   /** How often leases that ran out are freed and their targets sent again (ms; 15 s). */
   sweepEveryMs?: number;
-  /** How often a sender waiting for a reply checks whether another instance settled it (ms; 1 s). */
+  /**
+   * How often the sends waiting for a reply are checked (one query for all of them) for another
+   * instance having settled them (ms; 250).
+   */
   pollEveryMs?: number;
 }
 
@@ -202,11 +210,16 @@ export class DeliveryService {
   readonly instanceId: string;
   private devices: DeviceService | null = null;
   private unlisten: Array<() => void> = [];
+  /** Kept after `stop` (see there); replaced at the next `start`. */
+  private unlistenReplies: (() => void) | null = null;
   private closed = false;
   private sweepTimer: NodeJS.Timeout | null = null;
   /** Leases that ran out freed (and rows left `sent` without one set pending) once, before any send. */
   private recovery: Promise<DeliveryTarget[]> | null = null;
   private readonly running = new Set<Promise<unknown>>();
+  /** Sends of this instance waiting for their reply, by command id (see `watch`). */
+  private readonly watched = new Map<string, { rowId: number; elsewhere: () => void }>();
+  private watchTimer: NodeJS.Timeout | null = null;
   /** Per target key: the end of the last send queued (one send per target at a time). */
   private readonly tails = new Map<string, Promise<void>>();
   /** Per target key: a background request waiting for its turn; later requests join it. */
@@ -230,7 +243,7 @@ export class DeliveryService {
     this.now = options.now ?? Date.now;
     this.leaseGraceMs = options.leaseGraceMs ?? 5000;
     this.sweepEveryMs = options.sweepEveryMs ?? 15_000;
-    this.pollEveryMs = options.pollEveryMs ?? 1000;
+    this.pollEveryMs = options.pollEveryMs ?? 250;
   }
 
   /**
@@ -240,6 +253,8 @@ export class DeliveryService {
    */
   start(devices: DeviceService | null): void {
     this.detach();
+    this.unlistenReplies?.();
+    this.unlistenReplies = null;
     this.devices = devices;
     this.closed = false;
     if (devices) {
@@ -247,13 +262,13 @@ export class DeliveryService {
         devices.listen({
           onStatus: (change) => {
             if (!change.online) this.offlineAt.set(change.deviceId, change.at);
-            else this.background(this.connected(change.deviceId, change.siteId));
+            else this.background(this.connected(change));
           },
           // Online again without having been seen offline: resend unless a send started since.
-          onReannounce: (change) => this.resendSite(change.siteId, change.at),
+          onReannounce: (change) => this.background(this.reannounced(change)),
         }),
       );
-      this.unlisten.push(devices.commands.onUnmatchedReply((reply) => this.onReply(reply)));
+      this.unlistenReplies = devices.commands.onUnmatchedReply((reply) => this.onReply(reply));
     }
     this.recovery ??= this.freeExpired();
     this.background(this.recovery.then(() => (devices ? this.resendDue() : undefined)));
@@ -261,7 +276,12 @@ export class DeliveryService {
     this.sweepTimer.unref();
   }
 
-  /** Stops listening and sweeping; sends still waiting for a reply end with the command service. */
+  /**
+   * Stops listening for gateways and sweeping, and sends nothing more; sends still waiting for a
+   * reply end with the command service. Replies other instances' commands got here are still
+   * settled (the listener stays until the next `start`): until its broker connection closes, an
+   * instance being stopped still receives its share of the replies, which would be lost otherwise.
+   */
   stop(): void {
     this.closed = true;
     this.detach();
@@ -331,19 +351,90 @@ export class DeliveryService {
 
   /**
    * A gateway of the site came online: every target of the site is sent again unless a send
+   * started after the gateway's birth (see {@link bornAt}) — then it was a send on this
+   * connection: another instance handled the same birth first, however much earlier. A birth whose
+   * time cannot be trusted, or a gateway back without one (any message counts): unless a send
    * started after the gateway was last seen offline (by this instance, or by any: the connection
-   * log), which is then a send on this connection — another instance saw the same reconnect and
-   * sent first. Measured from the drop rather than from when each instance saw the reconnect, the
-   * instances agree however late one of them handles it. Never seen offline: resend unless sent.
+   * log). Never seen offline: resend unless sent.
    */
-  private async connected(gatewayId: number, siteId: number): Promise<void> {
+  private async connected(change: StatusChange): Promise<void> {
+    const born = this.bornAt(change);
+    if (born !== null) {
+      this.resendSite(change.siteId, born);
+      return;
+    }
     const [logged] = await this.db
       .select({ ts: deviceConnectionLog.ts })
       .from(deviceConnectionLog)
-      .where(and(eq(deviceConnectionLog.deviceId, gatewayId), eq(deviceConnectionLog.online, false)))
+      .where(and(eq(deviceConnectionLog.deviceId, change.deviceId), eq(deviceConnectionLog.online, false)))
       .orderBy(desc(deviceConnectionLog.ts))
       .limit(1);
-    this.resendSite(siteId, Math.max(this.offlineAt.get(gatewayId) ?? 0, logged?.ts.getTime() ?? 0));
+    this.resendSite(
+      change.siteId,
+      Math.max(this.offlineAt.get(change.deviceId) ?? 0, logged?.ts.getTime() ?? 0),
+    );
+  }
+
+  /**
+   * A gateway already online announced itself online (a birth while this instance held it
+   * online): every target of its site is sent again unless a send started after the birth (see
+   * {@link bornAt}). A birth whose time cannot be trusted: a live one, unless a send started since
+   * it was received; a retained one (this instance started while the gateway was online and its
+   * birth is older than the trust window), unless a send started after the connection was first
+   * recorded (the first `online` entry of the connection log after its last `offline` one, written
+   * before any send for it). So an instance (re)starting beside others sends nothing for an
+   * unchanged connection.
+   */
+  private async reannounced(change: StatusChange): Promise<void> {
+    const born = this.bornAt(change);
+    if (born !== null || !change.announced?.retained) {
+      this.resendSite(change.siteId, born ?? this.now());
+      return;
+    }
+    const log = deviceConnectionLog;
+    const [dropped] = await this.db
+      .select({ ts: log.ts })
+      .from(log)
+      .where(and(eq(log.deviceId, change.deviceId), eq(log.online, false)))
+      .orderBy(desc(log.ts))
+      .limit(1);
+    const [connected] = await this.db
+      .select({ ts: log.ts })
+      .from(log)
+      .where(
+        and(
+          eq(log.deviceId, change.deviceId),
+          eq(log.online, true),
+          dropped ? gt(log.ts, dropped.ts) : undefined,
+        ),
+      )
+      .orderBy(asc(log.ts))
+      .limit(1);
+    // No entry (the log was pruned): when the gateway's row last changed state.
+    const recorded =
+      connected?.ts.getTime() ??
+      (
+        await this.db
+          .select({ at: device.statusChangedAt })
+          .from(device)
+          .where(eq(device.id, change.deviceId))
+      )[0]?.at?.getTime() ??
+      0;
+    this.resendSite(change.siteId, Math.min(recorded, this.now()));
+  }
+
+  /**
+   * When the gateway announced itself, as every instance receiving the same birth reads it: the
+   * birth's `ts` (the device's clock), at most now — but only when it is within
+   * `MAX_CLOCK_SKEW_MS` (5 min) of now. Within that, a birth an instance handles late (it was
+   * starting, or its broker session kept the message while it was away) still counts from the
+   * same moment; beyond it, a clock that far off (or a birth that old) says nothing: null.
+   */
+  private bornAt(change: StatusChange): number | null {
+    const ts = change.online ? change.announced?.ts : undefined;
+    if (ts === undefined) return null;
+    const now = this.now();
+    return Math.abs(ts - now) <= MAX_CLOCK_SKEW_MS ? Math.min(ts, now) : null;
   }
 
   /**
@@ -651,6 +742,14 @@ export class DeliveryService {
         throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, row.reason ?? 'refused');
       return false;
     }
+    if (outcome.kind === 'error' && outcome.err instanceof ApiError && outcome.err.detail === STOPPING) {
+      // This instance is stopping with the command out: the row stays `sent` under its lease. The
+      // device's reply reaches the other instances too, which settle it; without one the lease
+      // runs out and another instance's sweep sends again.
+      this.log.info(context, 'delivery left to the other instances: this one is stopping');
+      if (mode.manual) throw outcome.err;
+      return false;
+    }
     let state: DeliveryState;
     let reason: string | null = null;
     if (outcome.kind === 'reply') {
@@ -703,37 +802,59 @@ export class DeliveryService {
         (reply) => ({ kind: 'reply', reply }),
         (err: unknown) => ({ kind: 'error', err }),
       );
-    let waiting = true;
-    let timer: NodeJS.Timeout | null = null;
+    let unwatch = () => {};
     const watched = new Promise<Outcome>((resolve) => {
-      const check = async () => {
-        timer = null;
-        if (!waiting) return;
-        try {
-          const [row] = await this.db
-            .select({ commandId: deviceDelivery.commandId, claimedBy: deviceDelivery.claimedBy })
-            .from(deviceDelivery)
-            .where(eq(deviceDelivery.id, rowId));
-          if (!row || row.commandId !== commandId || row.claimedBy === null) {
-            resolve({ kind: 'elsewhere' });
-            return;
-          }
-        } catch {
-          // The database is away for a moment: the reply or the timeout still ends the wait.
-        }
-        if (waiting) {
-          timer = setTimeout(() => void check(), this.pollEveryMs);
-          timer.unref();
-        }
-      };
-      timer = setTimeout(() => void check(), this.pollEveryMs);
-      timer.unref();
+      unwatch = this.watch(commandId, rowId, () => resolve({ kind: 'elsewhere' }));
     });
     const outcome = await Promise.race([sent, watched]);
-    waiting = false;
-    if (timer) clearTimeout(timer);
+    unwatch();
     if (outcome.kind === 'elsewhere') devices.commands.abandon(commandId);
     return outcome;
+  }
+
+  /**
+   * Calls `elsewhere` once the row `rowId` no longer holds send `commandId` under a lease (another
+   * instance settled it or took the target over). All sends of this instance waiting for a reply
+   * are checked with one query every `pollEveryMs`; answers the unwatch.
+   */
+  private watch(commandId: string, rowId: number, elsewhere: () => void): () => void {
+    this.watched.set(commandId, { rowId, elsewhere });
+    if (!this.watchTimer) {
+      this.watchTimer = setTimeout(() => void this.checkWatched(), this.pollEveryMs);
+      this.watchTimer.unref();
+    }
+    return () => this.watched.delete(commandId);
+  }
+
+  private async checkWatched(): Promise<void> {
+    const waiting = [...this.watched];
+    try {
+      if (waiting.length > 0) {
+        const rows = await this.db
+          .select({
+            id: deviceDelivery.id,
+            commandId: deviceDelivery.commandId,
+            claimedBy: deviceDelivery.claimedBy,
+          })
+          .from(deviceDelivery)
+          .where(inArray(deviceDelivery.id, [...new Set(waiting.map(([, w]) => w.rowId))]));
+        const byId = new Map(rows.map((r) => [r.id, r]));
+        for (const [commandId, w] of waiting) {
+          const row = byId.get(w.rowId);
+          if (!row || row.commandId !== commandId || row.claimedBy === null) {
+            this.watched.delete(commandId);
+            w.elsewhere();
+          }
+        }
+      }
+    } catch {
+      // The database is away for a moment: the reply or the timeout still ends each wait.
+    }
+    this.watchTimer = null;
+    if (this.watched.size > 0) {
+      this.watchTimer = setTimeout(() => void this.checkWatched(), this.pollEveryMs);
+      this.watchTimer.unref();
+    }
   }
 
   /**
@@ -786,7 +907,11 @@ export class DeliveryService {
     if (!this.closed) this.enqueue(target, { manual: false, force: false });
   }
 
-  /** A reply no command of this instance waited for: another instance's send, or a late one. */
+  /**
+   * A reply no command of this instance waited for: to another instance's send (every instance
+   * receives every reply; the sender usually settles it first), or a late one. Settles the row
+   * while it is still `sent` with that command — the sender is gone or has not got to it yet.
+   */
   private onReply(reply: ReplyPayload): void {
     this.background(
       (async () => {
@@ -795,18 +920,18 @@ export class DeliveryService {
           .from(deviceDelivery)
           .where(and(eq(deviceDelivery.kind, this.kind.name), eq(deviceDelivery.commandId, reply.id)));
         if (!row) return;
+        const context = { kind: this.kind.name, target: row.target, attempt: row.attempt };
+        if (row.state !== 'sent') {
+          this.log.debug(context, 'delivery reply already settled');
+          return;
+        }
         const reason = (this.kind.interpretReply ?? defaultReply)(reply, { version: row.sentVersion });
         const settled = await this.settle(reply.id, reason === null ? 'applied' : 'failed', reason);
-        this.log.info(
-          {
-            kind: this.kind.name,
-            target: row.target,
-            attempt: row.attempt,
-            recorded: settled !== null,
-            reason,
-          },
-          settled ? 'delivery settled by a reply to another instance' : 'late delivery reply ignored',
-        );
+        if (!settled) {
+          this.log.debug(context, 'delivery reply already settled');
+          return;
+        }
+        this.log.info({ ...context, reason }, 'delivery settled by a reply to another instance');
         this.followUp(row);
       })(),
     );

@@ -202,7 +202,7 @@ export class ExternalBroker {
         // never a share member that is away, whose session would hold it until the command timed
         // out); other instances settle it in the database too, if the sender is gone
         // (commands.ts, delivery.ts).
-        ingest(`${TOPIC_ROOT}/+/cmd/reply`),
+        `${TOPIC_ROOT}/+/cmd/reply`,
         // Status is retained and small: every instance keeps its own view of who is online.
         `${TOPIC_ROOT}/+/status`,
       ],

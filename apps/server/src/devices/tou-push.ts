@@ -10,7 +10,8 @@
  * time zone changes (part of the params), on the `push` call (which waits for the reply),
  * whenever the site's gateway comes online or announces itself online again (the scheme is sent
  * even when it was applied: an EMS that lost it — the demo fleet keeps it in memory — gets it
- * back), and at start for every row not applied. The claim reads the site's scheme and time
+ * back; once across instances, and not by an instance merely starting beside others), and at
+ * start for every row not applied. The claim reads the site's scheme and time
  * zone with share locks on both, so a save or an assignment either comes before the send (and is
  * what goes out) or after it (and moves the row back to pending, which the send's reply then
  * leaves alone). modules/tou/tou-service.ts writes the rows of assignments and saves.
