@@ -207,7 +207,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: '/var/lib/ess', PORT: '8081' }).mqttClientId).not.toBe(one.mqttClientId);
     expect(loadConfig({ DATA_DIR: '/var/lib/ess2', PORT: '8080' }).mqttClientId).not.toBe(one.mqttClientId);
     expect(defaultMqttClientId('/d', 1, 'host name/ä')).toMatch(/^ess-host-name---[0-9a-f]{8}$/);
-    expect(one).toMatchObject({ mqttSessionExpiryS: 86_400, mqttShareGroup: 'ess-ingest' });
+    expect(one).toMatchObject({ mqttSessionExpiryS: 86_400, mqttShareGroup: null });
 
     expect(
       loadConfig({ MQTT_CLIENT_ID: 'ess-a', MQTT_SESSION_EXPIRY_S: '3600', MQTT_SHARE_GROUP: 'off' }),

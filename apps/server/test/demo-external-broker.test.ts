@@ -5,7 +5,7 @@
  * (`MQTT_URL=mqtt://ess-server:<password>@…`) and — written with `mosquitto_passwd -b` once the
  * server has seeded the demo fleet — each demo gateway's SN and secret from the credentials file
  * the server keeps (`DATA_DIR/demo-gateways.json`). Observed on the broker and in the server:
- *  - every demo gateway comes online, its telemetry is stored (the server's shared subscription
+ *  - every demo gateway comes online, its telemetry is stored (the server's subscription
  *    passes the ACL) and a command to it is answered;
  *  - each gateway logged in as itself (Mosquitto's connection log: user name = SN), none with the
  *    server's user name;
@@ -160,7 +160,7 @@ describe.skipIf(!mosquittoInstalled).each(engines)(
       broker!.kill('SIGHUP'); // Mosquitto reloads its password and ACL files
       await waitFor(gatewaysOnline);
 
-      // Telemetry passes the ACL both ways (gateway → broker → the server's shared subscription).
+      // Telemetry passes the ACL both ways (gateway → broker → the server's subscription).
       await waitFor(async () => {
         const [row] = await ctx.database.db
           .select({ n: sql<number>`count(distinct ${telemetry.deviceId})::int` })

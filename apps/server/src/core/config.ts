@@ -56,7 +56,7 @@ const envSchema = z.object({
     z
       .string()
       .regex(/^[^/+#]+$/, 'a name without /, + or #, or off')
-      .default('ess-ingest'),
+      .default('off'),
   ),
   MQTT_CLIENT_ID: z.preprocess(emptyAsUnset, z.string().max(128).optional()),
   MQTT_SESSION_EXPIRY_S: intFromEnv(86_400, 0).pipe(z.number().max(0xffffffff)),
@@ -125,7 +125,10 @@ export interface Config {
   mqttClientId: string;
   /**
    * Shared-subscription group of an external broker's ingest subscriptions (`MQTT_SHARE_GROUP`,
-   * default `ess-ingest`); null (`off`): plain subscriptions, for a single instance.
+   * e.g. `ess-ingest`, for instances that split the traffic); null (`off`, the default): plain
+   * subscriptions — every instance stores every message (once, deduplicated), and Mosquitto 2.0
+   * keeps them across its restart, which it does not for shared ones (docs/operations.md "What
+   * survives what").
    */
   mqttShareGroup: string | null;
   /** How long an external broker keeps this instance's session while it is away (s). */
