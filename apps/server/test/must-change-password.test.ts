@@ -3,10 +3,12 @@
  * (issue 13 item 8): an account whose password an administrator set (new account, reset) gets
  * 5058 on every signed-in call of the endpoint table except those marked
  * `beforePasswordChange` (password change, own menu and permissions, logout; user info is public)
- * until it changes the password; then the same calls answer as usual.
+ * until it changes the password; then the same calls answer as usual. The live push (`/ws`)
+ * refuses such a session too.
  */
 import { ALL_ENDPOINTS, ErrorCode, endpoints, errorMessage } from '@ess/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { call, digest, type SignedIn, signIn } from './support/client';
 import { addRole, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -96,6 +98,24 @@ describe.each(engines)('must change password on %s', (engine) => {
     // Logout too.
     const other = await signIn(ctx.app, account, INITIAL);
     expect((await as(other, endpoints.user.loginOut.path)).code).toBe(0);
+  });
+
+  it('with the initial password the live push refuses the session: 5058, socket closed', async () => {
+    const fresh = await signIn(ctx.app, account, INITIAL);
+    const base = (await ctx.app.listen({ port: 0, host: '127.0.0.1' })).replace('http', 'ws');
+    const socket = new WebSocket(`${base}/ws`);
+    const messages: { type: string; code?: number }[] = [];
+    socket.on('message', (raw) => messages.push(JSON.parse(raw.toString())));
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'auth', token: fresh.token }));
+    expect(await closed).toBe(4001);
+    expect(messages).toEqual([
+      expect.objectContaining({ type: 'error', code: ErrorCode.PASSWORD_CHANGE_REQUIRED }),
+    ]);
   });
 
   it('after the change the same calls answer; an administrator’s reset brings 5058 back', async () => {

@@ -148,7 +148,10 @@ export class LiveHub {
     if (m.type === 'ping') return this.send(client, { type: 'pong' });
     if (m.type === 'auth') {
       try {
-        client.auth = await this.sessions.authenticate(m.token);
+        const auth = await this.sessions.authenticate(m.token);
+        // Like every HTTP call but the password change (access/auth-hook.ts): no live data before it.
+        if (auth.mustChangePassword) throw new ApiError(ErrorCode.PASSWORD_CHANGE_REQUIRED);
+        client.auth = auth;
         client.token = m.token;
         client.scope = await companyScope(this.db, client.auth);
         client.scopeKey = client.scope.all ? 'all' : client.scope.companyIds.join(',');
