@@ -12,12 +12,12 @@
  */
 import { DEAD_LETTER_KINDS, type DeadLetterKind, type DeadLetterRow } from '@ess/contract';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Card, Input, Select, type TableColumnsType, Tag } from 'antd';
+import { Card, type TableColumnsType, Tag } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, NO_VALUE } from '@/shared/format';
 import { DataTable } from '@/shared/ui/DataTable';
-import { RefreshButton } from '@/shared/ui/ListToolbar';
+import { ListToolbar } from '@/shared/ui/ListToolbar';
 import { type DeadLetterQuery, deadLetterKeys, fetchDeadLetters } from './api';
 import './dead-letter.css';
 
@@ -36,7 +36,6 @@ export default function DeadLetterPage() {
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<DeadLetterKind | undefined>();
   const [keyword, setKeyword] = useState<string | undefined>();
-  const [keywordText, setKeywordText] = useState('');
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
   const q: DeadLetterQuery = { ...page, ...(kind ? { kind } : {}), ...(keyword ? { keyword } : {}) };
   const list = useQuery({
@@ -92,42 +91,35 @@ export default function DeadLetterPage() {
   return (
     <Card variant="borderless" className="dead-letter-page" data-testid="dead-letter-page">
       <p className="dead-letter-page__intro">{t('deadLetter.intro')}</p>
-      <div className="dead-letter-page__filters">
-        <Select
-          allowClear
-          className="dead-letter-filter"
-          placeholder={t('deadLetter.field.kind')}
-          value={kind}
-          onChange={(v?: DeadLetterKind) => {
+      <ListToolbar<DeadLetterKind>
+        className="dead-letter-page__filters"
+        keyword={{
+          onSearch: (v) => {
+            setKeyword(v || undefined);
+            setPage((p) => ({ ...p, pageNum: 1 }));
+          },
+          placeholder: t('deadLetter.keyword'),
+          className: 'dead-letter-filter dead-letter-filter--keyword',
+          testId: 'dead-letter-filter-keyword',
+        }}
+        status={{
+          value: kind,
+          onChange: (v) => {
             setKind(v);
             setPage((p) => ({ ...p, pageNum: 1 }));
-          }}
-          options={DEAD_LETTER_KINDS.map((k) => ({ value: k, label: t(`deadLetter.kind.${k}`) }))}
-          data-testid="dead-letter-filter-kind"
-        />
-        <Input.Search
-          allowClear
-          className="dead-letter-filter dead-letter-filter--keyword"
-          placeholder={t('deadLetter.keyword')}
-          value={keywordText}
-          onChange={(e) => {
-            setKeywordText(e.target.value);
-            if (!e.target.value) setKeyword(undefined);
-          }}
-          onSearch={(v) => {
-            setKeyword(v.trim() || undefined);
-            setPage((p) => ({ ...p, pageNum: 1 }));
-          }}
-          data-testid="dead-letter-filter-keyword"
-        />
-        <div className="dead-letter-page__actions">
-          <RefreshButton
-            onClick={() => void queryClient.invalidateQueries({ queryKey: deadLetterKeys.all })}
-            loading={list.isFetching}
-            testId="dead-letter-refresh"
-          />
-        </div>
-      </div>
+          },
+          options: DEAD_LETTER_KINDS.map((k) => ({ value: k, label: t(`deadLetter.kind.${k}`) })),
+          placeholder: t('deadLetter.field.kind'),
+          ariaLabel: t('deadLetter.field.kind'),
+          className: 'dead-letter-filter',
+          testId: 'dead-letter-filter-kind',
+        }}
+        refresh={{
+          onClick: () => void queryClient.invalidateQueries({ queryKey: deadLetterKeys.all }),
+          loading: list.isFetching,
+          testId: 'dead-letter-refresh',
+        }}
+      />
       <DataTable<DeadLetterRow>
         columns={columns}
         query={list}
