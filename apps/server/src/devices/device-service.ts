@@ -55,11 +55,12 @@ export interface DeviceServiceOptions {
   /** The clock the heartbeat timeout is measured on (ms since the epoch; default Date.now). */
   clock?: () => number;
   /**
-   * Shared-subscription group of the ingest subscriptions on an external broker (default
-   * `ess-ingest`). Instances on one database share a group; a separate deployment on the same
-   * broker (or a test) needs its own, or it receives messages of devices it does not know.
-   * null: plain subscriptions, for a deployment of one instance (MQTT_SHARE_GROUP=off), which
-   * Mosquitto 2.0 keeps across its restart (it does not keep shared ones).
+   * Shared-subscription group of the ingest subscriptions on an external broker (absent:
+   * `ess-ingest`; the server's configuration passes `MQTT_SHARE_GROUP`, default off = null).
+   * Instances on one database that split the traffic share a group; a separate deployment on the
+   * same broker (or a test) needs its own, or it takes messages of devices it does not know.
+   * null: plain subscriptions — every instance stores every message (deduplicated), and
+   * Mosquitto 2.0 keeps them across its restart (it does not keep shared ones).
    */
   mqttShareGroup?: string | null;
   /**

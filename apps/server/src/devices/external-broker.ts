@@ -1,8 +1,9 @@
 /**
  * The server as a client of an external broker (MQTT_URL: Mosquitto, EMQX), design §2.
- * Ingest subscriptions (telemetry, event) are MQTT 5 shared subscriptions (`$share/ess-ingest/…`),
- * so several server instances split the device traffic; command replies and status reach every
- * instance. A message is acknowledged (PUBACK) only after it
+ * Ingest subscriptions (telemetry, event) are plain by default (`MQTT_SHARE_GROUP=off`: every
+ * instance stores every message, deduplicated), or MQTT 5 shared subscriptions
+ * (`$share/<group>/…`) so that several server instances split the device traffic; command
+ * replies and status reach every instance. A message is acknowledged (PUBACK) only after it
  * is stored (or settled otherwise: dropped as malformed or unknown, dead-lettered). The
  * broker-side ACL and settings the operator must set are in docs/device-protocol.md "External
  * broker"; what survives a broker restart, a database outage or an instance's death is in
@@ -57,8 +58,9 @@ export interface ExternalBrokerOptions {
   credentials?: { username?: string; password?: string };
   /**
    * Shared-subscription group of the ingest subscriptions (default {@link SHARE_GROUP}); null:
-   * plain subscriptions, for a single instance (Mosquitto 2.0 keeps plain subscriptions across
-   * its restart, but not shared ones: docs/operations.md "What survives what").
+   * plain subscriptions, every instance storing every message (Mosquitto 2.0 keeps plain
+   * subscriptions across its restart, but not shared ones: docs/operations.md "What survives
+   * what").
    */
   shareGroup?: string | null;
   /**
