@@ -2,9 +2,9 @@
  * E-mail subscription dialog (spec §4, §5, §7): it opens only once the current settings have
  * loaded, checks the address on blur, saves, and shows the saved values when opened again.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSignedIn, recordCalls, toast } from './support/app';
+import { chooseUserMenu, openSignedIn, recordCalls, toast } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 let browser: Browser;
@@ -16,13 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-function chooseEmailItem(page: Page, name: string) {
-  return page
-    .getByTestId('user-dropdown')
-    .click()
-    .then(() => page.getByRole('menuitem', { name }).click());
-}
 
 describe('e-mail subscription', () => {
   it('opens after the current e-mail loads, validates on blur, saves, and reopens prefilled', async () => {
@@ -42,8 +35,7 @@ describe('e-mail subscription', () => {
       await held;
       await route.fulfill({ response });
     });
-    await chooseEmailItem(page, '邮件订阅');
-    await expect.poll(() => asked).toBe(true);
+    await chooseUserMenu(page, '邮件订阅', () => asked);
     expect(await page.getByTestId('email-dialog').count()).toBe(0);
     release();
 
@@ -78,8 +70,7 @@ describe('e-mail subscription', () => {
     expect(saves).toEqual([expect.objectContaining({ email: address, isSubAlarm: 'Y' })]);
 
     // Reopen: prefilled with what was saved.
-    await chooseEmailItem(page, '邮件订阅');
-    await dialog.getByTestId('email-dialog').waitFor();
+    await chooseUserMenu(page, '邮件订阅', dialog.getByTestId('email-dialog'));
     await expect.poll(() => input.inputValue()).toBe(address);
     expect(await dialog.getByRole('radio', { name: '订阅', exact: true }).isChecked()).toBe(true);
     expect(await dialog.getByRole('radio', { name: '不订阅' }).isChecked()).toBe(false);
@@ -92,8 +83,7 @@ describe('e-mail subscription', () => {
     await toast(page, '操作成功').waitFor();
     await dialog.waitFor({ state: 'hidden' });
     expect(saves[1]).toEqual(expect.objectContaining({ email: address, isSubAlarm: 'N' }));
-    await chooseEmailItem(page, '邮件订阅');
-    await dialog.getByTestId('email-dialog').waitFor();
+    await chooseUserMenu(page, '邮件订阅', dialog.getByTestId('email-dialog'));
     await expect
       .poll(() => dialog.getByRole('radio', { name: '不订阅' }).isChecked(), { timeout: 5_000 })
       .toBe(true);

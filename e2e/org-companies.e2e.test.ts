@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, toast } from './support/app';
+import { DESKTOP, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, settled, toast } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const stamp = Date.now().toString(36).slice(-6).toUpperCase();
@@ -95,6 +95,9 @@ describe('partner companies', () => {
     await status.click();
     const confirm = page.locator('.ant-modal-confirm');
     await confirm.getByText('该公司的员工将无法登录').waitFor();
+    // Clicked once the confirm's opening animation has ended (a click during it was lost once
+    // in a CI run beside a CPU hog: no toast, the confirm still open).
+    await settled(page);
     await confirm.getByRole('button', { name: /禁\s*用/ }).click();
     await toast(page, '已禁用').waitFor();
     await expect.poll(() => status.getAttribute('aria-checked')).toBe('false');

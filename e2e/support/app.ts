@@ -192,18 +192,32 @@ export async function settled(page: Page): Promise<void> {
 }
 
 /**
- * Opens the user dropdown and chooses `item`, then waits for `until` (e.g. the dialog it opens).
+ * Opens the user dropdown and chooses `item`, then waits for `until`: a locator that becomes
+ * visible (e.g. the dialog it opens) or a condition that becomes true (e.g. a call was made).
  * Under load the dropdown's opening animation can swallow the click; it is tried again, up to
  * five times, before the last error is thrown.
  */
-export async function chooseUserMenu(page: Page, item: string, until: Locator): Promise<void> {
+export async function chooseUserMenu(
+  page: Page,
+  item: string,
+  until: Locator | (() => boolean | Promise<boolean>),
+): Promise<void> {
+  const reached = () => (typeof until === 'function' ? until() : until.isVisible());
+  const waitUntil = async () => {
+    if (typeof until !== 'function') return until.waitFor({ timeout: 8_000 });
+    const end = Date.now() + 8_000;
+    while (!(await until())) {
+      if (Date.now() > end) throw new Error(`choosing '${item}' had no effect within 8 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
   for (let attempt = 1; ; attempt++) {
     // An earlier attempt's choice may have taken effect late (a slow reload after logout).
-    if (attempt > 1 && (await until.isVisible())) return;
+    if (attempt > 1 && (await reached())) return;
     try {
       await page.getByTestId('user-dropdown').click({ timeout: 5_000 });
       await page.getByRole('menuitem', { name: item }).click({ timeout: 5_000 });
-      await until.waitFor({ timeout: 8_000 });
+      await waitUntil();
       return;
     } catch (err) {
       if (attempt === 5) throw err;
