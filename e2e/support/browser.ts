@@ -31,7 +31,15 @@ export async function newPage(
   browser: Browser,
   viewport = { width: 1440, height: 900 },
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport, baseURL: baseUrl(), locale: 'zh-CN' });
+  // Reduced motion: the console then turns antd's animations off (shared/ui/AntdProvider.tsx), so
+  // no click lands on a dialog, menu or confirm still opening (clicks were lost that way beside a
+  // CPU hog).
+  const context = await browser.newContext({
+    viewport,
+    baseURL: baseUrl(),
+    locale: 'zh-CN',
+    reducedMotion: 'reduce',
+  });
   const page = await context.newPage();
   return { context, page };
 }
