@@ -30,8 +30,10 @@ async function freePort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject) {
-  if (!existsSync(path.join(root, 'apps/web/dist/index.html'))) {
-    throw new Error('The console is not built: run `npm run build:web` first (npm test does).');
+  // WEB_DIST_DIR (the server's own setting) lets a run test a console built elsewhere.
+  const webDist = path.resolve(root, process.env.WEB_DIST_DIR || 'apps/web/dist');
+  if (!existsSync(path.join(webDist, 'index.html'))) {
+    throw new Error(`The console is not built in ${webDist}: run \`npm run build:web\` first (npm test does).`);
   }
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ess-e2e-'));

@@ -37,6 +37,7 @@ import { type Config, configPlugin } from './core/config';
 import type { Db } from './core/db/database';
 import { dbPlugin } from './core/db/db-plugin';
 import { failure, registerEnvelope } from './core/http/envelope';
+import { RequestLogController, registerRequestLog } from './core/http/request-log';
 import { demoPlugin } from './demo/demo-plugin';
 import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
 import { FleetSnapshot } from './devices/fleet-snapshot';
@@ -114,6 +115,8 @@ export async function buildApp({
 }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
+    // One line per answered request, at debug unless failed, slow or a security event.
+    logController: new RequestLogController(config.slowRequestMs),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Opening and migrating a large database may take minutes; main.ts owns the timeouts.
@@ -125,6 +128,7 @@ export async function buildApp({
   // cheaper than re-validating every answer with zod.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerEnvelope(app);
+  registerRequestLog(app);
 
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {

@@ -62,6 +62,7 @@ const envSchema = z.object({
   MQTT_SESSION_EXPIRY_S: intFromEnv(86_400, 0).pipe(z.number().max(0xffffffff)),
   ADMIN_PASSWORD: z.string().min(6).default(DEFAULT_ADMIN_PASSWORD),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_SLOW_REQUEST_MS: intFromEnv(1000, 1),
   WEB_DIST_DIR: z.string().default('apps/web/dist'),
   TRUST_PROXY: z
     .enum(['true', 'false'])
@@ -135,6 +136,8 @@ export interface Config {
   mqttSessionExpiryS: number;
   adminPassword: string;
   logLevel: string;
+  /** A request answered after this many ms is logged at warn (others at debug; core/http/request-log.ts). */
+  slowRequestMs: number;
   /** Built console served with history fallback. */
   webDistDir: string;
   trustProxy: boolean;
@@ -240,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     mqttShareGroup: e.MQTT_SHARE_GROUP === 'off' ? null : e.MQTT_SHARE_GROUP,
     adminPassword: e.ADMIN_PASSWORD,
     logLevel: e.LOG_LEVEL,
+    slowRequestMs: e.LOG_SLOW_REQUEST_MS,
     webDistDir: path.resolve(repoRoot, e.WEB_DIST_DIR),
     trustProxy: e.TRUST_PROXY,
     demo: {

@@ -66,6 +66,16 @@ export function failure(
   return { code, msg: detail ? `${text}${lang === 'zh' ? '：' : ': '}${detail}` : text, data: null };
 }
 
+/** The envelope code the error handler answers for `raised` (the request log records it). */
+function codeOf(raised: unknown): number {
+  if (raised instanceof ApiError) return raised.code;
+  const error = raised as FastifyError;
+  if (hasZodFastifySchemaValidationErrors(error)) return ErrorCode.PARAM_ERROR;
+  if (error.statusCode === 429) return ErrorCode.TOO_MANY_REQUESTS;
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return ErrorCode.PARAM_ERROR;
+  return ErrorCode.SYSTEM_ERROR;
+}
+
 /** Registers language detection, the error handler and the not-found answer for calls. */
 export function registerEnvelope(app: FastifyInstance): void {
   app.decorateRequest('lang', 'zh');
@@ -74,6 +84,7 @@ export function registerEnvelope(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((raised: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    request.apiCode = codeOf(raised);
     if (raised instanceof ApiError) {
       return reply.code(200).send(failure(request.lang, raised.code, raised.params, raised.detail));
     }
