@@ -176,6 +176,24 @@ describe('ToU schemes', () => {
     await chooseScheme(page, SCHEME);
     await page.getByTestId('scheme-state').getByText('Saved').waitFor();
     await page.getByTestId('timeline-block-0').getByText('Off-peak').waitFor();
+    // On a phone every tier name on the timeline is whole, shortened or left out — never cut.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect
+      .poll(() =>
+        page
+          .locator('.tou-block__label')
+          .evaluateAll((labels) =>
+            labels
+              .filter((l) => l.textContent !== '' && l.scrollWidth > l.clientWidth + 1)
+              .map((l) => l.textContent),
+          ),
+      )
+      .toEqual([]);
+    const shown = await page.locator('.tou-block__label').allInnerTexts();
+    const names = ['Sharp', 'Peak', 'Shoulder', 'Off-peak', 'Shp', 'Pk', 'Sh', 'Off', ''];
+    expect(shown.filter((text) => !names.includes(text))).toEqual([]);
+    expect(shown).toContain('Sh');
+    await page.setViewportSize({ width: 1440, height: 900 });
     await typeInto(page, 'period-price-0', '0');
     await fieldIssues(page, 0, 'price').getByText('Number must be greater than 0').waitFor();
     await page.getByTestId('issue-summary').getByText('1 issue(s) in this scheme').waitFor();

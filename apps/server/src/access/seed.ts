@@ -31,7 +31,8 @@ export async function seedIfEmpty(
         companyId: platform!.id,
         name: '系统管理员',
         code: 'admin',
-        remark: 'Administrator: holds every menu / 拥有全部菜单',
+        // No stored remark: the console describes a built-in administrator role in the reader's language.
+        remark: null,
         isAdmin: true,
         dataScope: 'all',
       })

@@ -55,8 +55,8 @@ export interface DeviceServiceOptions {
   /** The clock the heartbeat timeout is measured on (ms since the epoch; default Date.now). */
   clock?: () => number;
   /**
-   * Shared-subscription group of the ingest subscriptions on an external broker (absent:
-   * `ess-ingest`; the server's configuration passes `MQTT_SHARE_GROUP`, default off = null).
+   * Shared-subscription group of the ingest subscriptions on an external broker
+   * (`MQTT_SHARE_GROUP`; null or absent = `off`, the configuration's one default).
    * Instances on one database that split the traffic share a group; a separate deployment on the
    * same broker (or a test) needs its own, or it takes messages of devices it does not know.
    * null: plain subscriptions — every instance stores every message (deduplicated), and

@@ -30,8 +30,6 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { DeviceDirectory } from './device-directory';
 import type { BrokerHandlers } from './embedded-broker';
 
-export const SHARE_GROUP = 'ess-ingest';
-
 /** Unacknowledged messages the broker may send us at once (MQTT 5 Receive Maximum). */
 const RECEIVE_MAXIMUM = 1000;
 
@@ -57,8 +55,8 @@ export interface ExternalBrokerOptions {
   /** User name and password for the broker (from MQTT_URL). */
   credentials?: { username?: string; password?: string };
   /**
-   * Shared-subscription group of the ingest subscriptions (default {@link SHARE_GROUP}); null:
-   * plain subscriptions, every instance storing every message (Mosquitto 2.0 keeps plain
+   * Shared-subscription group of the ingest subscriptions (`MQTT_SHARE_GROUP`); null or absent
+   * (the configuration's default, `off`): plain subscriptions, every instance storing every message (Mosquitto 2.0 keeps plain
    * subscriptions across its restart, but not shared ones: docs/operations.md "What survives
    * what").
    */
@@ -194,7 +192,7 @@ export class ExternalBroker {
   }
 
   private async subscribe(client: MqttClient): Promise<void> {
-    const group = this.shareGroup;
+    const group = this.options.shareGroup ?? null;
     const ingest = (filter: string) => (group ? `$share/${group}/${filter}` : filter);
     await client.subscribeAsync(
       [
@@ -211,10 +209,6 @@ export class ExternalBroker {
       { qos: 1 },
     );
     this.subscribedConnections++;
-  }
-
-  private get shareGroup(): string | null {
-    return this.options.shareGroup === undefined ? SHARE_GROUP : this.options.shareGroup;
   }
 
   /**

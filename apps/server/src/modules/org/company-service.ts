@@ -44,7 +44,8 @@ export async function insertCompany(tx: Tx, values: typeof company.$inferInsert)
   await tx.insert(role).values({
     companyId: row!.id,
     ...COMPANY_ADMIN_ROLE,
-    remark: 'Administrator: holds every menu / 拥有全部菜单',
+    // No stored remark: the console describes a built-in administrator role in the reader's language.
+    remark: null,
     isAdmin: true,
     dataScope: 'company',
   });

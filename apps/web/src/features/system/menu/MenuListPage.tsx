@@ -172,7 +172,6 @@ export default function MenuListPage() {
       {
         key: 'title',
         title: t('menus.colTitle'),
-        width: 180,
         fixed: 'left',
         render: (_, row) => (
           <span className="menu-list__title">{lang === 'en' ? row.titleEn : row.titleZh}</span>
@@ -182,13 +181,21 @@ export default function MenuListPage() {
         key: 'icon',
         title: t('menus.colIcon'),
         render: (_, row) =>
+          // The icon itself, named in its tooltip (the name is wide: the permission keys need the room);
+          // a name the console has no icon for is written out.
           row.icon ? (
-            <span
-              className={hasIcon(row.icon) ? 'menu-list__icon' : 'menu-list__icon menu-list__icon--unknown'}
-            >
-              {menuIcon(row.icon)}
-              <Typography.Text code>{row.icon}</Typography.Text>
-            </span>
+            hasIcon(row.icon) ? (
+              <Tooltip title={row.icon}>
+                <span className="menu-list__icon" aria-label={row.icon} data-testid={`menu-icon-${row.id}`}>
+                  {menuIcon(row.icon)}
+                </span>
+              </Tooltip>
+            ) : (
+              <span className="menu-list__icon menu-list__icon--unknown">
+                {menuIcon(row.icon)}
+                <Typography.Text code>{row.icon}</Typography.Text>
+              </span>
+            )
           ) : (
             '—'
           ),

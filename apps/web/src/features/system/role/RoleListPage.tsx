@@ -79,7 +79,9 @@ export default function RoleListPage() {
         render: (_, r) => (
           <span className="role-name">
             <span className="role-name__name">{r.name}</span>
-            {r.remark && <span className="role-name__remark">{r.remark}</span>}
+            {(r.remark || r.isAdmin) && (
+              <span className="role-name__remark">{r.remark || t('roles.adminRemark')}</span>
+            )}
           </span>
         ),
       },

@@ -20,6 +20,39 @@ const HOURS = [0, 3, 6, 9, 12, 15, 18, 21, 24];
 const TEXT_MIN_PX = 32;
 const PRICE_MIN_PX = 44;
 const LANE_TEXT_MIN_PX = 84;
+/** Horizontal padding of a block (tou.css `.tou-block`), px on each side. */
+const BLOCK_PADDING_PX = 4;
+
+let measureContext: CanvasRenderingContext2D | null | undefined;
+/**
+ * Width of `text` in a block's font (12 px), px: measured on a canvas, or estimated (CJK 12 px,
+ * other characters 7 px) where there is none (jsdom).
+ */
+function textWidthPx(text: string): number {
+  if (measureContext === undefined) {
+    try {
+      measureContext = document.createElement('canvas').getContext('2d');
+    } catch {
+      measureContext = null;
+    }
+    if (measureContext)
+      measureContext.font = `12px ${getComputedStyle(document.body).fontFamily || 'sans-serif'}`;
+  }
+  if (measureContext) return measureContext.measureText(text).width;
+  return [...text].reduce((w, c) => w + (/[\u3000-\u9fff]/.test(c) ? 12 : 7), 0);
+}
+
+/**
+ * The tier text a block of `widthPx` shows: the full name when it fits, else the short one
+ * (`tou.tiersShort`: 尖/峰/平/谷, Shp/Pk/Sh/Off), else none (the colour, the tooltip and the
+ * block's accessible name still say it). Never a name cut on both sides ("houlde").
+ */
+function tierText(full: string, short: string, widthPx: number): string | null {
+  const room = widthPx - 2 * BLOCK_PADDING_PX;
+  if (textWidthPx(full) <= room) return full;
+  if (textWidthPx(short) <= room) return short;
+  return null;
+}
 
 export function ActionIcon({ action }: { action: TouAction | null }) {
   if (action === 'charge') return <ArrowDownOutlined />;
@@ -136,7 +169,11 @@ export function Timeline({ periods, selected, onSelect, onMoveBoundary, faulty }
             >
               {px(span) >= TEXT_MIN_PX && (
                 <span className="tou-block__text">
-                  <span className="tou-block__label">{p.tier ? t(`tou.tiers.${p.tier}`) : '?'}</span>
+                  <span className="tou-block__label">
+                    {p.tier
+                      ? tierText(t(`tou.tiers.${p.tier}`), t(`tou.tiersShort.${p.tier}`), px(span))
+                      : '?'}
+                  </span>
                   {p.priceCnyPerKwh !== null && px(span) >= PRICE_MIN_PX && (
                     <small>{formatNumber(p.priceCnyPerKwh, 4)}</small>
                   )}
