@@ -379,4 +379,36 @@ describe.each(engines)('the ingest pipeline and refused data on %s', (engine) =>
     expect(pipeline.stats).toMatchObject({ deadLettered: 0, flushFailures: 3, storedRows: 1 });
     await pipeline.close();
   });
+
+  it.each([
+    ['never answers', () => new Promise<never>(() => {})],
+    ['keeps failing', () => Promise.reject(connectionLost())],
+  ] as const)(
+    'close() gives up after its grace while the database %s: the message stays unacknowledged',
+    async (_, write) => {
+      const db = withTransaction(
+        f.ctx.database.db,
+        () => (async () => write()) as unknown as Db['transaction'],
+      );
+      const lines: string[] = [];
+      const log = Object.assign(Object.create(f.ctx.app.log), {
+        warn: (obj: unknown, msg?: string) => void lines.push(msg ?? String(obj)),
+        error: () => undefined,
+      });
+      const pipeline = new IngestPipeline(db, directory, log, {}, { flushIntervalMs: 10 });
+      const r = reading(9);
+      let acknowledged = false;
+      void pipeline.accept(f.gateway.sn, 'telemetry', r.body).then(() => {
+        acknowledged = true;
+      });
+      await waitFor(
+        () => pipeline.stats.flushes + pipeline.stats.flushFailures > 0 || pipeline.stats.queued > 0,
+      );
+      // The grace is short so the test does not wait 5 s; without the deadline close() never returns.
+      await pipeline.close(300);
+      expect(lines).toContain('ingest closed with messages unstored (not acknowledged)');
+      expect(acknowledged).toBe(false);
+      expect(await storedAt([r.ts])).toEqual([]);
+    },
+  );
 });

@@ -171,23 +171,34 @@ export class IngestPipeline {
     });
   }
 
-  /** Writes what is queued and stops taking new batches. */
   /**
-   * Writes what is queued and stops taking new batches. While the database is away at shutdown,
-   * writing gives up after `closeGraceMs` (default 5 s): what is left was never acknowledged, so
-   * the broker delivers it again to the next instance or start.
+   * Writes what is queued and stops taking new batches. While the database is away at shutdown
+   * (failing, or not answering at all), writing gives up after `closeGraceMs` (default 5 s): what
+   * is left was never acknowledged, so the broker delivers it again to the next instance or start.
    */
   async close(closeGraceMs = 5_000): Promise<void> {
     this.closeDeadline = Date.now() + closeGraceMs;
-    try {
+    const drain = (async () => {
       while (this.queue.length > 0 || this.flushing) {
         await (this.flushing ?? this.flush());
       }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = setTimeout(() => resolve('deadline'), closeGraceMs);
+    });
+    try {
+      if ((await Promise.race([drain, deadline])) === 'deadline') {
+        throw new Error(`the database did not answer within ${closeGraceMs} ms`);
+      }
     } catch (err) {
+      drain.catch(() => undefined);
       this.log.warn(
         { err, queued: this.queuedRows },
         'ingest closed with messages unstored (not acknowledged)',
       );
+    } finally {
+      clearTimeout(timer);
     }
     this.closed = true;
     for (const w of this.spaceWaiters.splice(0)) w();
