@@ -48,6 +48,37 @@ export const validationMessages = {
   },
   /** ours: a body nested deeper than `MAX_BODY_DEPTH` ({max}). */
   bodyTooDeep: { zh: '嵌套超过{max}层', en: 'is nested deeper than {max} levels' },
+  /*
+   * Device parameters (params/validate.ts `paramIssueText` fills `{label}` and `{other}` with
+   * the parameters' labels, `{min}`/`{max}` with their decimals). Spec §5 wording where it has
+   * one: "cannot be empty" (air conditioner), "between 25.0 and 40.0"; the rest ours.
+   */
+  paramRequired: { zh: '{label}不能为空', en: '{label} cannot be empty' },
+  paramOutOfRange: { zh: '{label}应在{min}到{max}之间', en: '{label} must be between {min} and {max}' },
+  paramTooLarge: { zh: '{label}不能大于{max}', en: '{label} must not be greater than {max}' },
+  paramNotNumber: { zh: '{label}必须是数字', en: '{label} must be a number' },
+  paramNotInteger: { zh: '{label}必须是整数', en: '{label} must be a whole number' },
+  paramTooManyDecimals: {
+    zh: '{label}最多保留{decimals}位小数',
+    en: '{label} allows at most {decimals} decimal place(s)',
+  },
+  paramNotOption: { zh: '{label}不是可选的值', en: '{label} is not one of the allowed values' },
+  paramUnknown: { zh: '未知参数：{key}', en: 'Unknown parameter: {key}' },
+  paramMustBeBelow: { zh: '{label}必须低于{other}', en: '{label} must be below the {other}' },
+  paramMustBeAbove: { zh: '{label}必须高于{other}', en: '{label} must be above the {other}' },
+  paramNotBelow: { zh: '{label}不能低于{other}', en: '{label} must not be below the {other}' },
+  paramNotAbove: { zh: '{label}不能高于{other}', en: '{label} must not be above the {other}' },
+  maskInvalid: { zh: '请输入正确的子网掩码', en: 'Please enter the correct subnet mask' },
+  hostInvalid: { zh: '请输入正确的服务器地址', en: 'Please enter the correct server address' },
+  timezoneInvalid: { zh: '请选择正确的时区', en: 'Please choose a valid time zone' },
+  gatewayOutsideSubnet: {
+    zh: '默认网关必须与IP地址在同一网段',
+    en: 'The default gateway must be in the same subnet as the IP address',
+  },
+  serialSettingsInvalid: {
+    zh: '串口只能设为9600波特率、2位停止位无校验，或9600波特率、1位停止位偶校验',
+    en: 'The serial port must be 9600 baud with 2 stop bits and no parity, or 9600 baud with 1 stop bit and even parity',
+  },
 } as const satisfies Record<string, Record<Lang, string>>;
 
 export type ValidationMessageKey = keyof typeof validationMessages;

@@ -60,7 +60,12 @@ export function deviceTypeLabel(type: string, lang: Lang): string {
   return (DEVICE_TYPE_LABELS as Partial<Record<string, Record<Lang, string>>>)[type]?.[lang] ?? type;
 }
 
-export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply';
+/**
+ * Topic kinds of a gateway. `params` (its devices' parameter reports, params/messages.ts) is
+ * built here but not yet parsed by {@link parseDeviceTopic}: it joins the pattern together with
+ * its handling in the brokers (until then a publish there is refused like any unknown topic).
+ */
+export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply' | 'params';
 
 /** Topic of `kind` for gateway `sn`. */
 export function deviceTopic(sn: string, kind: TopicKind): string {
@@ -105,6 +110,14 @@ const ts = z.number().int().positive();
 /** Identifiers are refused (the message is malformed), not cleaned, when they hold such text. */
 const msgId = z.string().min(1).max(64).refine(isStorableText, 'NUL or lone surrogate in id');
 const sn = z.string().regex(SN_PATTERN);
+
+/** Building blocks of the payloads above, for message schemas kept beside their feature (params/messages.ts). */
+export {
+  deviceText as deviceTextSchema,
+  msgId as messageIdSchema,
+  sn as deviceSnSchema,
+  ts as deviceTsSchema,
+};
 
 /** Why a gateway is offline. */
 export const OFFLINE_REASONS = ['lwt', 'clean', 'timeout'] as const;
@@ -181,6 +194,11 @@ export const eventPayload = z.object({
 });
 export type EventPayload = z.infer<typeof eventPayload>;
 
+/**
+ * `set_params` and (to come) `get_params`: params/messages.ts has their schemas, reply results and
+ * version rule. `get_params` joins this list together with its handling in the simulated EMS
+ * (whose command switch is exhaustive over this list).
+ */
 export const COMMAND_NAMES = ['time_sync', 'set_tou_plan', 'set_params'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
