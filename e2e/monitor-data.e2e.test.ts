@@ -83,14 +83,15 @@ describe('real-time data and history', () => {
     await page.getByTestId('history-stats').getByText('SOC').first().waitFor();
     if (SCREENSHOTS_ON) await screenshot(page, 'history-zh-1440');
 
-    // Tomorrow as the day: refused before sending, with the server's message.
+    // Tomorrow as the day: refused before sending, with the server's message. The picked day
+    // starts as the site's today (its zone's, which may be a day ahead of the browser's).
     await page.getByTestId('history-range-anchor').click();
-    await page.locator('.ant-picker-dropdown:visible .ant-picker-cell-today').waitFor();
-    // The cell after today's, or the first of the next week's row when today ends its row.
+    await page.locator('.ant-picker-dropdown:visible .ant-picker-cell-selected').waitFor();
+    // The cell after the picked one, or the first of the next week's row when it ends its row.
     const tomorrow = page
       .locator(
-        '.ant-picker-dropdown:visible .ant-picker-cell-today + td, ' +
-          '.ant-picker-dropdown:visible tr:has(.ant-picker-cell-today) + tr > td:first-child',
+        '.ant-picker-dropdown:visible .ant-picker-cell-selected + td, ' +
+          '.ant-picker-dropdown:visible tr:has(.ant-picker-cell-selected) + tr > td:first-child',
       )
       .first();
     await tomorrow.click();

@@ -26,10 +26,14 @@ export function baseUrl(): string {
   return inject('baseUrl');
 }
 
-/** A fresh browser context (own cookies and storage) at a given window size. */
+/**
+ * A fresh browser context (own cookies and storage) at a given window size; `timezoneId` sets
+ * the browser's zone (default: the machine's).
+ */
 export async function newPage(
   browser: Browser,
   viewport = { width: 1440, height: 900 },
+  options: { timezoneId?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   // Reduced motion: the console then turns antd's animations off (shared/ui/AntdProvider.tsx), so
   // no click lands on a dialog, menu or confirm still opening (clicks were lost that way beside a
@@ -39,6 +43,7 @@ export async function newPage(
     baseURL: baseUrl(),
     locale: 'zh-CN',
     reducedMotion: 'reduce',
+    timezoneId: options.timezoneId,
   });
   const page = await context.newPage();
   return { context, page };

@@ -33,7 +33,9 @@ export default async function setup(project: TestProject) {
   // WEB_DIST_DIR (the server's own setting) lets a run test a console built elsewhere.
   const webDist = path.resolve(root, process.env.WEB_DIST_DIR || 'apps/web/dist');
   if (!existsSync(path.join(webDist, 'index.html'))) {
-    throw new Error(`The console is not built in ${webDist}: run \`npm run build:web\` first (npm test does).`);
+    throw new Error(
+      `The console is not built in ${webDist}: run \`npm run build:web\` first (npm test does).`,
+    );
   }
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ess-e2e-'));
@@ -52,6 +54,8 @@ export default async function setup(project: TestProject) {
       // A small demo fleet reporting every 2 s keeps the live screens moving during the tests.
       DEMO_SITES: '4',
       SIMULATOR_INTERVAL_S: '2',
+      // two days of past for the demo sites (90 by default) keep the start fast
+      DEMO_HISTORY_DAYS: '2',
       MQTT_PORT: '0',
       MQTT_TLS_PORT: '0',
     },

@@ -39,10 +39,11 @@ import { dbPlugin } from './core/db/db-plugin';
 import { failure, registerEnvelope } from './core/http/envelope';
 import { RequestLogController, registerRequestLog } from './core/http/request-log';
 import { demoPlugin } from './demo/demo-plugin';
+import type { DeliveryOptions } from './devices/delivery';
 import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
 import { FleetSnapshot } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
-import { TouPushService } from './devices/tou-push';
+import { TouPushService, touTarget } from './devices/tou-push';
 import { jobsPlugin } from './jobs/jobs-plugin';
 import type { SchedulerOptions } from './jobs/scheduler';
 import { alarmRoutes } from './modules/alarm/alarm-routes';
@@ -102,6 +103,8 @@ export interface BuildAppOptions {
   scheduler?: boolean | SchedulerOptions;
   /** Run the demo fleet when the config asks for it (SIMULATOR=on, DEMO_SITES > 0); default true. */
   demo?: boolean;
+  /** Options of the ToU delivery (clock, sweep, retries; tests); default as delivery.ts says. */
+  delivery?: DeliveryOptions;
 }
 
 /** The whole server, started and ready for `inject` or `listen`. */
@@ -112,6 +115,7 @@ export async function buildApp({
   devices = true,
   scheduler = true,
   demo = true,
+  delivery,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
@@ -185,7 +189,7 @@ export async function buildApp({
     start: scheduler !== false,
     ...(typeof scheduler === 'object' ? { scheduler } : {}),
   });
-  await app.register(servicesPlugin);
+  await app.register(servicesPlugin, { delivery });
   await app.register(routesPlugin);
   if (demo && config.demo.simulator && config.demo.sites > 0 && app.devices) {
     await app.register(demoPlugin);
@@ -196,10 +200,10 @@ export async function buildApp({
 /**
  * Plugin `ess-services`: the services the routes and the live push share. The live hub and the
  * ToU delivery follow the device side (`start(devices)`); the registry tells the ToU delivery
- * about a site's new time zone.
+ * about a site's new time zone and about gateways moved between sites.
  */
 const servicesPlugin = fp(
-  async (app) => {
+  async (app, options: { delivery?: DeliveryOptions }) => {
     const { config, db, devices } = app;
     app.decorate('sessions', new SessionService(db, config.auth));
     app.decorate('fleet', new FleetSnapshot(db));
@@ -207,7 +211,7 @@ const servicesPlugin = fp(
     app.decorate('live', live);
     live.start(devices);
     app.addHook('onClose', () => live.close());
-    const touPush = new TouPushService(db, app.log);
+    const touPush = new TouPushService(db, app.log, options.delivery);
     app.decorate('touPush', touPush);
     touPush.start(devices);
     // Delivery state changes reach the console live (`delivery:tou`, scoped by the site's company).
@@ -218,7 +222,13 @@ const servicesPlugin = fp(
     });
     app.decorate(
       'registry',
-      new RegistryService(db, { touSiteTimezoneChanged: (siteId) => touPush.timezoneChanged(siteId) }),
+      new RegistryService(db, {
+        touSiteTimezoneChanged: (siteId) => touPush.timezoneChanged(siteId),
+        // A gateway moved between sites: each site's scheme goes out again to its gateway now;
+        // what the site's previous gateway ran says nothing about its new one.
+        siteGatewaysChanged: (siteIds) =>
+          touPush.delivery.reset(siteIds.map(touTarget), { forgetApplied: true }),
+      }),
     );
   },
   { name: 'ess-services', dependencies: ['ess-config', 'ess-db', 'ess-devices', 'ess-jobs'], fastify: '5.x' },

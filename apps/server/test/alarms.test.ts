@@ -741,8 +741,8 @@ describe.each(engines)('alarms on %s', (engine) => {
       const platform = await signIn(ctx.app);
       const moved = await call(
         ctx.app,
-        endpoints.site.update.path,
-        { id: moving!.id, code: moving!.code, name: 'Moving site', companyId: B },
+        endpoints.site.moveCompany.path,
+        { id: moving!.id, companyId: B },
         { token: platform.token },
       );
       expect(moved.code).toBe(0);

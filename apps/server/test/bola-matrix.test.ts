@@ -107,10 +107,10 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     const [row] = await db.insert(department).values({ companyId, name, parentId }).returning();
     return row!.id;
   }
-  async function addSite(name: string) {
+  async function addSite(name: string, companyId = A) {
     const [row] = await db
       .insert(site)
-      .values({ companyId: A, code: name.slice(-32), name })
+      .values({ companyId, code: name.slice(-32), name })
       .returning({ id: site.id });
     return row!.id;
   }
@@ -479,6 +479,17 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: OK,
     },
+    // Moving a site into a company: A's sub-company, which a self-scoped caller does not see.
+    [endpoints.site.moveCompanyPreview.path]: {
+      body: () => ({ id: siteA, companyId: sub.owner }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
+    [endpoints.site.moveCompany.path]: {
+      body: async () => ({ id: await addSite(fresh('site')), companyId: sub.owner }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: code(ErrorCode.COMPANY_NOT_FOUND),
+    },
     '/api-bms/site/delete': {
       body: async () => ({ id: await addSite(fresh('site')) }),
       b: code(ErrorCode.SITE_NOT_FOUND),
@@ -500,6 +511,12 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       body: () => ({ id: gatewayA, siteId: siteA, sn: `${M}-gw`.slice(-40), type: 'ems' }),
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
+    },
+    // Moving a gateway of site A onto a site of A's sub-company (out of sight for scope "self").
+    [endpoints.device.moveSite.path]: {
+      body: async () => ({ id: await addDevice(null), siteId: await addSite(fresh('site'), sub.owner) }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: code(ErrorCode.SITE_NOT_FOUND),
     },
     '/api-bms/device/delete': {
       body: async () => ({ id: await addDevice(gatewayA) }),

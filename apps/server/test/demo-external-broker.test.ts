@@ -137,6 +137,8 @@ describe.skipIf(!mosquittoInstalled).each(engines)(
           SIMULATOR: 'on',
           DEMO_SITES: String(SITES),
           SIMULATOR_SEED: '1',
+          // a day of past (demo-history.ts) keeps the start light
+          DEMO_HISTORY_DAYS: '1',
           // One telemetry message per site every ~0.2 s.
           SIMULATOR_SPEED: '60',
         },

@@ -222,7 +222,7 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
       const version = save(n * 10);
       const applied = await waitFor(async () => {
         const r = await row();
-        return r?.state === 'applied' && r.sentVersion === version && r;
+        return r?.state === 'applied' && r.appliedVersion === version && r;
       });
       await settled();
       expect(gateway.versions().filter((v) => v === version)).toHaveLength(1);
@@ -255,9 +255,16 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
     // No command waits for it any more: it reaches an instance as an unmatched reply. (Not
     // `settled()` here: a follow-up of that reply may wait in the queue behind the held push.)
     await waitFor(() => unmatched.includes(first.id));
-    expect(await row()).toMatchObject({ state: 'sent', attempt, commandId: second.id, reason: null });
+    // A re-send of the applied version: the row stays applied while it is out.
+    expect(await row()).toMatchObject({
+      state: 'applied',
+      attempt,
+      commandId: second.id,
+      claimedBy: 'instance-1',
+      reason: null,
+    });
     gateway.answer(second, { ok: true });
-    expect(await pushed).toMatchObject({ state: 'applied', attempt, sentVersion: version, reason: null });
+    expect(await pushed).toMatchObject({ state: 'applied', attempt, appliedVersion: version, reason: null });
     await settled();
     // The stale refusal was never recorded or published, before or after the current reply.
     expect(await row()).toMatchObject({ state: 'applied', attempt, reason: null });
@@ -271,12 +278,16 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
     const version = save(80);
     const failed = await waitFor(async () => {
       const r = await row();
-      return r?.state === 'failed' && r.sentVersion === version && r;
+      return r?.state === 'failed' && r.version === version && r;
     }, COMMAND_TIMEOUT_MS + 15_000);
-    expect(failed).toMatchObject({ reason: 'timeout', claimedBy: null, leaseUntil: null });
-    expect(failed.settledAt!.getTime() - failed.sentAt!.getTime()).toBeGreaterThanOrEqual(
-      COMMAND_TIMEOUT_MS - 50,
-    );
+    expect(Date.now() - failed.sentAt!.getTime()).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 50);
+    // The device still runs the version it confirmed before.
+    expect(failed).toMatchObject({
+      reason: 'timeout',
+      claimedBy: null,
+      leaseUntil: null,
+      appliedVersion: version - 1,
+    });
     // Published once the row is written (the change carries the site's company, read after it).
     await waitFor(() => changes.some((c) => c.message.state === 'failed' && c.message.version === version));
     expect(changes.at(-1)!.message).toMatchObject({ state: 'failed', reason: 'timeout', version });
@@ -315,7 +326,7 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
     await waitFor(async () => (await row())?.state === 'applied');
     await settled();
     expect(gateway.received.length).toBe(count + 1);
-    expect(await row()).toMatchObject({ sentVersion: version, claimedBy: null });
+    expect(await row()).toMatchObject({ appliedVersion: version, claimedBy: null });
   });
 
   it('a held lease of a live instance is left alone: nothing is sent until it is freed', async () => {
@@ -383,7 +394,8 @@ describe.each(engines)('desired-state delivery service on %s', (engine) => {
       deviceId: null,
       desired: { schemeId: scheme.data.id },
       version: 1,
-      sentVersion: 1,
+      appliedVersion: 1,
+      sending: false,
       reason: null,
     });
     await ctx.app.touPush.settled();

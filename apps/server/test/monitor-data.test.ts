@@ -8,13 +8,12 @@
  * two-period comparison; energy per day and month from the PCS registers. Data enters through
  * the ingest's batch writer (`storeBatch`), as MQTT messages do, so rollups are the real ones.
  */
-import { ErrorCode, endpoints, errorMessage, MAX_POINTS_PER_SERIES } from '@ess/contract';
+import { ErrorCode, endpoints, errorMessage, localDayStart, MAX_POINTS_PER_SERIES } from '@ess/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompanyScope } from '../src/access/company-scope';
 import type { Db } from '../src/core/db/database';
 import { company, device, site } from '../src/core/db/schema';
-import { localDayStart } from '../src/devices/rollup-buckets';
 import { storeBatch, type TelemetryRow } from '../src/devices/telemetry-store';
 import { bucketCount, rollupFor } from '../src/modules/monitor/history-query';
 import { MonitorService } from '../src/modules/monitor/monitor-service';
@@ -143,7 +142,7 @@ describe.each(engines)('real-time data and history on %s', (engine) => {
     sB = await signIn(ctx.app, adminB.account, adminB.password);
     sViewer = await signIn(ctx.app, viewer.account, viewer.password);
 
-    day0 = localDayStart(TZ, Date.now() - 3 * DAY);
+    day0 = localDayStart(Date.now() - 3 * DAY, TZ);
     // PCS: one reading a minute over the whole local day (1440 rows).
     const pcsRows: TelemetryRow[] = [];
     for (let i = 0; i < 1440; i++) {

@@ -1,6 +1,6 @@
 /**
- * Delivery of ToU schemes to the EMS with a fake EMS: an mqtt.js client on the
- * test server's embedded broker, logged in as the site's gateway, that answers `set_tou_plan`
+ * Delivery of ToU schemes to the EMS with a fake EMS (support/fake-ems.ts): an mqtt.js client on
+ * the test server's embedded broker, logged in as the site's gateway, that answers `set_tou_plan`
  * with ok, with a refusal, not at all, or when the test says so (held). Observed through the API
  * (`tou/pushStatus`, `tou/push`) and the commands the EMS receives:
  *  - assigned while the EMS never connected: pending, `push` answers 3033; its first connection
@@ -19,21 +19,14 @@
  *  - rows left `sent` by a previous run are pending after a start;
  *  - no unhandled rejection along the way.
  */
-import {
-  type CommandPayload,
-  deviceTopic,
-  endpoints,
-  errorMessage,
-  setTouPlanParams,
-  type TouPushRow,
-} from '@ess/contract';
+import { endpoints, errorMessage, type TouPushRow } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
-import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { device, deviceDelivery } from '../src/core/db/schema';
 import { DeviceService } from '../src/devices/device-service';
 import { TouPushService } from '../src/devices/tou-push';
 import { call, signIn } from './support/client';
+import { FakeEms } from './support/fake-ems';
 import { unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 import { validScheme } from './support/tou';
@@ -43,99 +36,6 @@ import { waitFor } from './support/wait';
 const COMMAND_TIMEOUT_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-
-type Answer = { ok: true } | { ok: false; error: string };
-
-/**
- * A site's EMS: answers set_tou_plan as told ('accept', 'refuse' with a reason, 'silent', or
- * 'hold': kept until `release`).
- */
-class FakeEms {
-  mode: { kind: 'accept' } | { kind: 'refuse'; error: string } | { kind: 'silent' } | { kind: 'hold' } = {
-    kind: 'accept',
-  };
-  readonly received: CommandPayload[] = [];
-  /** Commands held in 'hold' mode, oldest first, with the connection they came on. */
-  readonly held: Array<{ command: CommandPayload; client: MqttClient }> = [];
-  private client: MqttClient | null = null;
-
-  constructor(
-    private readonly port: () => number,
-    readonly sn: string,
-    private readonly secret: string,
-  ) {}
-
-  async connect(): Promise<void> {
-    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${this.port()}`, {
-      clientId: this.sn,
-      username: this.sn,
-      password: this.secret,
-      reconnectPeriod: 0,
-    });
-    this.client = client;
-    await client.subscribeAsync(deviceTopic(this.sn, 'cmd'), { qos: 1 });
-    client.on('message', (_topic, payload) => {
-      const command = JSON.parse(payload.toString()) as CommandPayload;
-      this.received.push(command);
-      if (command.name !== 'set_tou_plan' || this.mode.kind === 'silent') return;
-      if (this.mode.kind === 'hold') {
-        this.held.push({ command, client });
-        return;
-      }
-      this.answer(
-        client,
-        command,
-        this.mode.kind === 'accept' ? { ok: true } : { ok: false, error: this.mode.error },
-      );
-    });
-    await this.announce();
-  }
-
-  /** Publishes the birth message (`online: true`) again, as after a reconnect. */
-  announce(): Promise<unknown> {
-    return this.status({ online: true });
-  }
-
-  /** Answers the oldest held command. */
-  release(answer: Answer = { ok: true }): void {
-    const next = this.held.shift();
-    if (!next) throw new Error('no command held');
-    this.answer(next.client, next.command, answer);
-  }
-
-  private answer(client: MqttClient, command: CommandPayload, answer: Answer): void {
-    const body = answer.ok
-      ? { ok: true, result: { version: (command.params as { version: number }).version } }
-      : answer;
-    client.publish(
-      deviceTopic(this.sn, 'reply'),
-      JSON.stringify({ v: 1, id: command.id, ts: Date.now(), ...body }),
-      { qos: 1 },
-    );
-  }
-
-  async disconnect(): Promise<void> {
-    if (!this.client) return;
-    await this.status({ online: false, reason: 'clean' });
-    await this.client.endAsync();
-    this.client = null;
-  }
-
-  private status(body: object) {
-    return this.client!.publishAsync(
-      deviceTopic(this.sn, 'status'),
-      JSON.stringify({ v: 1, ts: Date.now(), ...body }),
-      { qos: 1, retain: true },
-    );
-  }
-
-  /** The set_tou_plan commands received, their params checked against the contract. */
-  plans() {
-    return this.received
-      .filter((c) => c.name === 'set_tou_plan')
-      .map((c) => setTouPlanParams.parse(c.params));
-  }
-}
 
 describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   let ctx: TestContext;
@@ -151,6 +51,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
   const unhandled: unknown[] = [];
   const record = (reason: unknown) => unhandled.push(reason);
 
+  const brokerUrl = () => `mqtt://127.0.0.1:${devices.brokerAddress.port}`;
   const api = (path: string, body: object, lang?: 'zh' | 'en') =>
     call(ctx.app, path, body, { token, ...(lang ? { lang } : {}) });
   const status = async (scheme = schemeId, site = siteId): Promise<TouPushRow> => {
@@ -189,11 +90,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
       sn: `EMS-${tag}`,
       type: 'ems',
     });
-    const fake = new FakeEms(
-      () => devices.brokerAddress.port!,
-      saved.data.secret.sn,
-      saved.data.secret.secret,
-    );
+    const fake = new FakeEms(brokerUrl, saved.data.secret.sn, saved.data.secret.secret);
     emses.push(fake);
     return { siteId: site.data.id as number, ems: fake };
   };
@@ -227,7 +124,7 @@ describe.each(engines)('ToU push to the EMS on %s', (engine) => {
     siteId = site.data.id;
     const saved = await api(endpoints.device.save.path, { siteId, sn: `EMS-${tag}`, type: 'ems' });
     gatewayId = saved.data.id;
-    ems = new FakeEms(() => devices.brokerAddress.port!, saved.data.secret.sn, saved.data.secret.secret);
+    ems = new FakeEms(brokerUrl, saved.data.secret.sn, saved.data.secret.secret);
     emses.push(ems);
     const scheme = await api(endpoints.tou.save.path, { name: 'Shanghai C&I', document: validScheme() });
     schemeId = scheme.data.id;

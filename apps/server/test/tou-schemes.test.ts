@@ -287,16 +287,9 @@ describe.each(engines)('ToU schemes on %s', (engine) => {
     const scheme = await addScheme(ownerA);
     const moving = await addSite(ownerA);
     expect((await api(ownerA)(endpoints.tou.assign.path, { id: scheme, siteIds: [moving] })).code).toBe(0);
-    const tag = unique('m')
-      .replace(/[^A-Za-z0-9]/g, '')
-      .slice(-20);
-    const moved = await api(platform)(endpoints.site.update.path, {
-      id: moving,
-      code: tag,
-      name: `Moved ${tag}`,
-      companyId: B,
-    });
+    const moved = await api(platform)(endpoints.site.moveCompany.path, { id: moving, companyId: B });
     expect(moved.code).toBe(0);
+    expect(moved.data.touScheme).toEqual({ id: scheme, name: expect.any(String), kept: false });
     expect((await api(ownerA)(endpoints.tou.pushStatus.path, { id: scheme })).data.list).toEqual([]);
     expect((await api(ownerA)(endpoints.tou.detail.path, { id: scheme })).data.sites).toEqual([]);
     expect(await api(ownerB)(endpoints.tou.push.path, { siteId: moving })).toEqual(

@@ -384,7 +384,8 @@ describe.skipIf(!databaseUrl || !brokerUrl)('two server instances on one databas
     await a!.close();
     a = null;
     const [out] = await rows().then((r) => r.filter((row) => row.siteId === ems!.siteId));
-    expect(out).toMatchObject({ state: 'sent', commandId: command.id });
+    // A re-send of the applied version keeps the row applied while it is out (issue 14 item 3).
+    expect(out).toMatchObject({ state: 'applied', commandId: command.id });
     expect(out!.claimedBy).not.toBeNull();
     ems!.hold = false;
     ems!.held.length = 0;

@@ -14,14 +14,26 @@
  * codes: `<city>-<kind><nnn>` with IATA-style city codes (SHA Shanghai, SUZ Suzhou, …), kind
  * C (C&I), H (household), S (station), nnn the 1-based position in the fleet.
  *
+ * Character (drawn from a stream of its own per site, so adding it left the older draws as they
+ * were): a C&I site has one to three cabinets (`units`, the first C&I site one), a load partly
+ * drawn round the clock by its industry (`baseLoadShare`: a data centre most, an auto-parts plant
+ * least), and a built-in strategy on its region's tariff (`TARIFF_OF_CITY`) at 50–100 % of its
+ * rating within an SOC window of its own; the station arbitrages Chongqing's tariff at full
+ * power. Households: the first of every three has PV and runs self-consumption, the second has
+ * none and charges at night, the third has PV by chance (and the strategy that goes with it).
+ * The first C&I site carries `touTemplateId`: the server's demo gives it a ToU scheme from that
+ * template, which its EMS then follows (the others run their built-in strategy). Sites of one
+ * city share their weather (`weatherKey`).
+ *
  * City coordinates are the city centres; sites are placed within ±0.1° of them. Climate normals
  * (January/July mean temperature, mean daily range, mean relative humidity) are approximate,
  * rounded values of the kind published for these cities (China Meteorological Administration
  * normals), not checked against a primary table; they only make the simulated weather plausible.
  */
 import type { DeviceType } from '@ess/contract';
-import { nominalEnergyKwh, PROFILES, type ProfileId } from './model/profiles';
+import { nominalEnergyKwh, PROFILES, type ProfileId, scaledProfile } from './model/profiles';
 import { deriveSeed, Rng } from './model/random';
+import type { SiteStrategy } from './model/schedule';
 import type { SiteSpec } from './model/site';
 import type { Climate } from './model/weather';
 
@@ -74,16 +86,35 @@ const CI_CITIES: City[] = [
 const HOUSEHOLD_CITIES: City[] = [CITIES.FOS, CITIES.FOS, CITIES.FOS, CITIES.CAN, CITIES.SZX];
 const STATION_CITY: City = CITIES.CKG;
 
-const INDUSTRIES: Array<[string, string]> = [
-  ['精密制造', 'Precision Manufacturing'],
-  ['电子科技', 'Electronics'],
-  ['冷链物流', 'Cold-Chain Logistics'],
-  ['汽车零部件', 'Auto Parts'],
-  ['食品加工', 'Food Processing'],
-  ['生物医药', 'Biopharma'],
-  ['纺织印染', 'Textiles'],
-  ['数据中心', 'Data Centre'],
+/** Industries of C&I sites: names, and the share of their load drawn round the clock. */
+const INDUSTRIES: Array<[string, string, number]> = [
+  ['精密制造', 'Precision Manufacturing', 0.35],
+  ['电子科技', 'Electronics', 0.4],
+  ['冷链物流', 'Cold-Chain Logistics', 0.6],
+  ['汽车零部件', 'Auto Parts', 0.25],
+  ['食品加工', 'Food Processing', 0.3],
+  ['生物医药', 'Biopharma', 0.5],
+  ['纺织印染', 'Textiles', 0.45],
+  ['数据中心', 'Data Centre', 0.85],
 ];
+
+/**
+ * The ToU tariff template (`TOU_TEMPLATES` of the contract) a site of each city runs on: its
+ * own where there is one, else the nearest we have (Jiangsu and Zhejiang → Shanghai, Wuhan →
+ * Chongqing), an approximation that only shapes the demo's daily rhythm.
+ */
+export const TARIFF_OF_CITY: Record<string, string> = {
+  SHA: 'CN-SH-2025-07-10kV-2part-general',
+  SUZ: 'CN-SH-2025-07-10kV-2part-general',
+  HGH: 'CN-SH-2025-07-10kV-2part-general',
+  NKG: 'CN-SH-2025-07-10kV-2part-general',
+  PEK: 'CN-BJ-2024-07-1-10kV-2part',
+  CKG: 'CN-CQ-2024-07-1-10kV-2part',
+  WUH: 'CN-CQ-2024-07-1-10kV-2part',
+  SZX: 'CN-SZ-2025-02-10kV-101-3000kVA',
+  FOS: 'CN-GD-GZFS-2021-10-1-10kV',
+  CAN: 'CN-GD-GZFS-2021-10-1-10kV',
+};
 const COMMUNITIES: Array<[string, string]> = [
   ['翠湖苑', 'Cuihu Garden'],
   ['滨江花园', 'Binjiang Garden'],
@@ -110,10 +141,15 @@ export interface FleetSite extends SiteSpec {
   /** The EMS: the one device of the site with an MQTT connection. */
   gatewaySn: string;
   devices: FleetDevice[];
-  /** Nominal battery energy, kWh, and PCS rating, kW (for display). */
+  /** Nominal battery energy, kWh, and PCS rating, kW (for display; all `units` together). */
   capacityKwh: number;
   ratedPowerKw: number;
   firmware: string;
+  /**
+   * The tariff template of the ToU scheme the server's demo assigns to this site at its
+   * registration (its EMS follows the pushed plan); absent for the sites that run their own.
+   */
+  touTemplateId?: string;
 }
 
 export interface FleetOptions {
@@ -167,18 +203,31 @@ export function buildFleet(opts: FleetOptions): FleetSite[] {
         : kind === 'household'
           ? HOUSEHOLD_CITIES[k % HOUSEHOLD_CITIES.length]!
           : CI_CITIES[k % CI_CITIES.length]!;
-    const profile = PROFILES[KIND_PROFILE[kind]];
+    const character = Rng.fromSeed(deriveSeed(opts.seed, `${kind}/${i}/character`));
+    let units = 1;
+    let baseLoadShare = 0;
+    let strategy: SiteStrategy;
     const siteCode = `${c.code}-${kind === 'ci' ? 'C' : kind === 'household' ? 'H' : 'S'}${String(i + 1).padStart(3, '0')}`;
     let name: string;
     let nameEn: string;
     let pvKwp: number;
     let annualLoadKwh: number;
     if (kind === 'ci') {
-      const [zh, en] = INDUSTRIES[(k + rng.int(0, INDUSTRIES.length - 1)) % INDUSTRIES.length]!;
+      const [zh, en, share] = INDUSTRIES[(k + rng.int(0, INDUSTRIES.length - 1)) % INDUSTRIES.length]!;
       name = `${c.zh}${zh}园区储能站`;
       nameEn = `${c.en} ${en} Park ESS`;
       pvKwp = rng.chance(0.7) ? rng.int(10, 40) * 10 : 0;
       annualLoadKwh = rng.int(50, 150) * 10_000;
+      units = k === 0 ? 1 : character.int(1, 3);
+      annualLoadKwh *= units;
+      baseLoadShare = share;
+      strategy = {
+        kind: 'tariff',
+        templateId: TARIFF_OF_CITY[c.code]!,
+        powerKw: (PROFILES.ci_cabinet_215kwh.ratedPowerKw * units * character.int(5, 10)) / 10,
+        socMinPct: character.int(1, 3) * 5,
+        socMaxPct: character.int(18, 20) * 5,
+      };
     } else if (kind === 'household') {
       const [zh, en] = COMMUNITIES[k % COMMUNITIES.length]!;
       const house = rng.int(1, 60);
@@ -186,12 +235,27 @@ export function buildFleet(opts: FleetOptions): FleetSite[] {
       nameEn = `${c.en} ${en} No. ${house} Home Battery`;
       pvKwp = rng.chance(0.7) ? rng.int(8, 20) / 2 : 0;
       annualLoadKwh = rng.int(30, 70) * 100;
+      if (k % 3 === 0 && pvKwp === 0) pvKwp = character.int(8, 20) / 2;
+      if (k % 3 === 1) pvKwp = 0;
+      strategy =
+        pvKwp > 0
+          ? { kind: 'self_consumption', socMinPct: 10, socMaxPct: 100 }
+          : { kind: 'night_charge', chargeKw: character.int(2, 4), socMinPct: 10, socMaxPct: 100 };
     } else {
       name = `${c.zh}共享储能电站`;
       nameEn = `${c.en} Shared Storage Station`;
       pvKwp = 0;
       annualLoadKwh = 150_000; // station auxiliaries (HVAC, lighting, control)
+      baseLoadShare = 0.6;
+      strategy = {
+        kind: 'tariff',
+        templateId: TARIFF_OF_CITY[c.code]!,
+        powerKw: PROFILES.container_5mwh.ratedPowerKw,
+        socMinPct: 5,
+        socMaxPct: 95,
+      };
     }
+    const profile = scaledProfile(PROFILES[KIND_PROFILE[kind]], units);
     const types: DeviceType[] = ['ems', 'pcs', 'bms', 'meter', 'air_conditioner', 'env_sensor'];
     if (pvKwp > 0) types.push('pv');
     const devices = types.map((type) => ({
@@ -213,11 +277,16 @@ export function buildFleet(opts: FleetOptions): FleetSite[] {
       pvKwp,
       annualLoadKwh,
       climate: c.climate,
+      units,
+      baseLoadShare,
+      weatherKey: c.code,
+      strategy,
       gatewaySn: devices[0]!.sn,
       devices,
       capacityKwh: Math.round(nominalEnergyKwh(profile) * 10) / 10,
       ratedPowerKw: profile.ratedPowerKw,
       firmware: profile.firmware,
+      ...(kind === 'ci' && k === 0 ? { touTemplateId: TARIFF_OF_CITY[c.code]! } : {}),
     });
   }
   return out;

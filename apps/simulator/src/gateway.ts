@@ -16,15 +16,24 @@
  * - `stop()` publishes `{online:false, reason:'clean'}` retained, then disconnects.
  *
  * Timestamps (`ts`) are the device clock: simulation time plus the offset set by `time_sync`.
- * Message ids come from one counter per gateway (telemetry `"<n>"`, events `"e-<n>"`).
+ * Message ids are unique per gateway across restarts (the server deduplicates by them): the
+ * start's stamp (device time at construction, base 36) and one counter (telemetry
+ * `"<stamp>-<n>"`, events `"e-<stamp>-<n>"`).
  * While disconnected, QoS 1 messages are queued by mqtt.js (bounded by `maxOfflineQueue`;
  * beyond that telemetry is dropped and counted) and sent after the reconnect; before the first
  * subscription (the gateway never connected yet, e.g. refused) nothing is queued (dropped and
  * counted).
+ *
+ * Dropouts (`dropouts: true`, the demo's flaky gateway): in the outage windows of
+ * {@link dropoutAt} (simulation time) the gateway loses its connection without a DISCONNECT
+ * (the broker publishes its last will), stays away for the window's minutes and reconnects; what
+ * it measured meanwhile is kept (bounded like the offline queue) and sent after its birth, as a
+ * gateway with local storage does.
  */
 import { deviceTopic } from '@ess/contract';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { FleetSite } from './fleet';
+import { deriveSeed, Rng } from './model/random';
 import { clearFault, type FaultKind, injectFault, type SiteState, step } from './model/site';
 import { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
 
@@ -52,6 +61,28 @@ export interface GatewayStats {
   /** Messages dropped: the offline queue was full, or the gateway never connected yet. */
   dropped: number;
   errors: number;
+  /** Connections it dropped on purpose ({@link GatewayOptions.dropouts}). */
+  dropouts: number;
+}
+
+/** Chance per simulated hour that the flaky gateway drops its connection. */
+const DROPOUT_CHANCE_PER_HOUR = 1 / 8;
+
+/**
+ * The outage window (simulation time, UTC ms, `[fromMs, toMs)`) of gateway `sn` holding
+ * `simMs`, or null: per UTC hour a 1-in-8 chance of an outage starting in its first 50 minutes
+ * and lasting 3–9 minutes. Pure: the same seed, SN and hour always give the same outage.
+ */
+export function dropoutAt(seed: number, sn: string, simMs: number): { fromMs: number; toMs: number } | null {
+  const hour = Math.floor(simMs / 3_600_000);
+  for (const h of [hour, hour - 1]) {
+    const r = Rng.fromSeed(deriveSeed(seed, `${sn}/dropout/${h}`));
+    if (!r.chance(DROPOUT_CHANCE_PER_HOUR)) continue;
+    const fromMs = h * 3_600_000 + r.int(0, 50) * 60_000;
+    const toMs = fromMs + r.int(3, 9) * 60_000;
+    if (simMs >= fromMs && simMs < toMs) return { fromMs, toMs };
+  }
+  return null;
 }
 
 export interface GatewayOptions {
@@ -73,6 +104,10 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Extra mqtt.js options (e.g. `reconnectPeriod` in tests). */
   mqtt?: Partial<IClientOptions>;
+  /** Drop the connection now and then ({@link dropoutAt}, seeded by `seed`); default false. */
+  dropouts?: boolean;
+  /** Seed of the dropouts (default 1). */
+  seed?: number;
 }
 
 const MAX_STEPS_PER_ADVANCE = 20_000;
@@ -94,9 +129,19 @@ export class SimGateway {
     commands: 0,
     dropped: 0,
     errors: 0,
+    dropouts: 0,
   };
 
   private readonly opts: GatewayOptions;
+  /** Prefix of this start's message ids (device time at construction, base 36). */
+  private readonly stamp: string;
+  /** In an outage: the connection was dropped on purpose; messages wait in `backlog`. */
+  private away = false;
+  private backlog: Array<{ topic: string; payload: object; retain: boolean }> = [];
+  /** Reconnecting at the end of an outage (still `away` until connected). */
+  private returning = false;
+  /** Settles `start()` once subscribed (or at the first error). */
+  private onReady: (() => void) | undefined;
   private readonly log: Logger;
   private client: MqttClient | undefined;
   private seq = 0;
@@ -120,6 +165,7 @@ export class SimGateway {
     const intervalMs = this.intervalS * 1000;
     this.nextTelemetryMs = Math.floor(this.state.timeMs / intervalMs) * intervalMs + intervalMs;
     this.log = opts.logger ?? silentLogger;
+    this.stamp = Math.max(0, this.deviceTime(this.state.timeMs)).toString(36);
   }
 
   /** Device clock for simulation time `simMs`. */
@@ -128,8 +174,9 @@ export class SimGateway {
   }
 
   /**
-   * Connects. Resolves at the first successful connection or the first error (the client keeps
-   * retrying in the background); never rejects.
+   * Connects. Resolves once connected and subscribed to its `cmd` topic (so that what it
+   * publishes next is sent, not dropped), or at the first error (the client keeps retrying in
+   * the background); never rejects.
    */
   start(): Promise<void> {
     const statusTopic = deviceTopic(this.sn, 'status');
@@ -168,11 +215,17 @@ export class SimGateway {
       client.subscribe(deviceTopic(this.sn, 'cmd'), { qos: 1 }, (err) => {
         if (err) this.fail(`subscribe failed: ${err.message}`);
         this.subscribed = true;
+        // back from a dropout: birth first, then what it measured while away, in order
+        const backlog = this.backlog.splice(0);
+        this.away = false;
+        this.returning = false;
         this.publish(
           statusTopic,
           buildStatus(this.site, this.deviceTime(this.state.timeMs), true, { intervalS: this.intervalS }),
           true,
         );
+        for (const m of backlog) this.publish(m.topic, m.payload, m.retain);
+        this.onReady?.();
       });
     });
     client.on('close', () => {
@@ -184,11 +237,11 @@ export class SimGateway {
     });
     return new Promise((resolve) => {
       const done = () => {
-        client.off('connect', done);
+        this.onReady = undefined;
         client.off('error', done);
         resolve();
       };
-      client.on('connect', done);
+      this.onReady = done;
       client.on('error', done);
     });
   }
@@ -199,6 +252,7 @@ export class SimGateway {
    * catches up over several calls).
    */
   advance(simNowMs: number): void {
+    if (this.opts.dropouts) this.dropout(simNowMs);
     const stepMs = this.stepS * 1000;
     const intervalMs = this.intervalS * 1000;
     for (let n = 0; n < MAX_STEPS_PER_ADVANCE; n++) {
@@ -210,7 +264,10 @@ export class SimGateway {
         this.stats.events += r.events.length;
         const ts = this.deviceTime(t);
         for (let i = 0; i < r.events.length; i += 64) {
-          const payload = buildEvents(this.site, r.events.slice(i, i + 64), { id: `e-${++this.seq}`, ts });
+          const payload = buildEvents(this.site, r.events.slice(i, i + 64), {
+            id: `e-${this.stamp}-${++this.seq}`,
+            ts,
+          });
           this.publish(deviceTopic(this.sn, 'event'), payload, false);
         }
       }
@@ -219,7 +276,7 @@ export class SimGateway {
         this.telemetryCount++;
         const withCells = this.telemetryCount % (this.opts.cellsEvery ?? 5) === 0;
         const payload = buildTelemetry(this.site, r.readings, {
-          id: `${++this.seq}`,
+          id: `${this.stamp}-${++this.seq}`,
           ts: this.deviceTime(t),
           withCells,
         });
@@ -257,9 +314,33 @@ export class SimGateway {
     this.stats.connected = false;
   }
 
+  /** Drops the connection at the start of an outage window, reconnects at its end. */
+  private dropout(simNowMs: number): void {
+    const client = this.client;
+    if (!client || this.stopping) return;
+    const out = dropoutAt(this.opts.seed ?? 1, this.sn, simNowMs) !== null;
+    if (out && !this.away && client.connected) {
+      this.away = true;
+      this.stats.dropouts++;
+      this.log.info(`${this.sn}: connection dropped (simulated outage)`);
+      client.end(true); // no DISCONNECT: the broker publishes the last will
+    } else if (!out && this.away && !this.returning) {
+      this.returning = true; // messages keep going to the backlog until it is sent after the birth
+      client.reconnect();
+    }
+  }
+
   private publish(topic: string, payload: object, retain: boolean): boolean {
     const client = this.client;
     if (!client || this.stopping) return false;
+    if (this.away) {
+      if (this.backlog.length >= (this.opts.maxOfflineQueue ?? 5000)) {
+        this.stats.dropped++;
+        return false;
+      }
+      this.backlog.push({ topic, payload, retain });
+      return true;
+    }
     if (!this.subscribed) {
       // Never connected yet: nothing is queued before the first subscription (a device
       // subscribes before it publishes, or a command sent at its first message would be lost).

@@ -15,7 +15,7 @@
 import type { IClientOptions } from 'mqtt';
 import type { FleetSite } from './fleet';
 import { type GatewayStats, type Logger, type SimClock, SimGateway } from './gateway';
-import { FAULT_KINDS, type FaultKind } from './model/site';
+import { FAULT_KINDS, type FaultKind, type SiteState } from './model/site';
 import { createSimSite } from './sim-site';
 
 export {
@@ -26,8 +26,10 @@ export {
   type FleetOptions,
   type FleetSite,
   type SiteKind,
+  TARIFF_OF_CITY,
 } from './fleet';
 export {
+  dropoutAt,
   type GatewayOptions,
   type GatewayStats,
   type Logger,
@@ -35,6 +37,15 @@ export {
   SimGateway,
   withoutCredentials,
 } from './gateway';
+export {
+  HISTORY_STEP_S,
+  type HistoryReading,
+  historyAdvance,
+  historyStart,
+  historyStep,
+  type ResumeValues,
+  resumeSite,
+} from './history';
 export { PROFILES, type ProfileId } from './model/profiles';
 export { FAULT_KINDS, type FaultKind, type SiteReadings, type SiteState } from './model/site';
 export { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
@@ -68,6 +79,17 @@ export interface StartFleetOptions {
   logger?: Logger;
   /** Extra mqtt.js options for every gateway. */
   mqtt?: Partial<IClientOptions>;
+  /**
+   * Model states to start from, by site code (a site's past computed by history.ts, or resumed
+   * after a restart); other sites start fresh at `startTimeMs`. A state behind the clock is
+   * stepped up to it at the first tick, publishing what falls due as it goes.
+   */
+  states?: ReadonlyMap<string, SiteState>;
+  /**
+   * One gateway drops off now and then (gateway.ts `dropoutAt`): the first household's, else
+   * the last site's. Default false.
+   */
+  dropouts?: boolean;
 }
 
 export interface RunningFleet {
@@ -109,14 +131,19 @@ export async function startFleet(opts: StartFleetOptions): Promise<RunningFleet>
     speed,
     now: () => startTimeMs + (performance.now() - realStart) * speed,
   };
+  const flaky = opts.dropouts
+    ? (opts.sites.find((s) => s.kind === 'household') ?? opts.sites.at(-1))?.siteCode
+    : undefined;
   const sites = opts.sites.map(
     (site) =>
       new SimGateway({
         site,
         url: opts.url,
         secret: secretOf(site.gatewaySn),
-        state: createSimSite(site, seed, startTimeMs),
+        state: opts.states?.get(site.siteCode) ?? createSimSite(site, seed, startTimeMs),
         clock,
+        seed,
+        dropouts: site.siteCode === flaky,
         ...(opts.intervalS !== undefined ? { intervalS: opts.intervalS } : {}),
         ...(opts.stepS !== undefined ? { stepS: opts.stepS } : {}),
         ...(opts.logger ? { logger: opts.logger } : {}),
@@ -160,7 +187,16 @@ export async function startFleet(opts: StartFleetOptions): Promise<RunningFleet>
       find(key).clearFault(kind);
     },
     totals() {
-      const t = { connected: 0, connects: 0, telemetry: 0, events: 0, commands: 0, dropped: 0, errors: 0 };
+      const t = {
+        connected: 0,
+        connects: 0,
+        telemetry: 0,
+        events: 0,
+        commands: 0,
+        dropped: 0,
+        errors: 0,
+        dropouts: 0,
+      };
       for (const g of sites) {
         const s = g.stats;
         t.connected += s.connected ? 1 : 0;
@@ -170,6 +206,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<RunningFleet>
         t.commands += s.commands;
         t.dropped += s.dropped;
         t.errors += s.errors;
+        t.dropouts += s.dropouts;
       }
       return t;
     },

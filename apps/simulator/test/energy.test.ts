@@ -73,13 +73,16 @@ describe('energy balance', () => {
   });
 });
 
+/** Warnings that come and go in normal operation of the demo (site.ts). */
+const OCCASIONAL = new Set(['env.door_open', 'pcs.over_temperature', 'bms.cell_voltage_diff']);
+
 describe('a week of normal operation', () => {
   for (const profile of PROFILE_IDS) {
     for (const [season, start, place] of [
       ['July, Shanghai', JULY_MIDNIGHT_CN, {}],
       ['January, Beijing', JANUARY_MIDNIGHT_CN, beijing],
     ] as const) {
-      it(`${profile}, ${season}: SOC within the window, cells within limits, no alarms, registers only grow`, () => {
+      it(`${profile}, ${season}: SOC within the window, cells within limits, no alarms but the occasional warnings, registers only grow`, () => {
         const pr = PROFILES[profile];
         let minSoc = Number.POSITIVE_INFINITY;
         let maxSoc = Number.NEGATIVE_INFINITY;
@@ -111,7 +114,9 @@ describe('a week of normal operation', () => {
               expect(r.readings.pv.e_total_kwh!).toBeGreaterThanOrEqual(prev.pv!.e_total_kwh!);
           }
           prev = r.readings;
-          alarms.push(...r.events.filter((e) => e.code !== 'env.door_open'));
+          // the demo's occasional alarms are part of normal operation: a maintenance visit opens
+          // the door, a hot afternoon warms the PCS, a drifting cell spreads the voltages
+          alarms.push(...r.events.filter((e) => !(e.level === 'warning' && OCCASIONAL.has(e.code))));
         });
         expect(minSoc).toBeGreaterThanOrEqual(pr.socFloorPct - 1e-9);
         expect(maxSoc).toBeLessThanOrEqual(pr.socCeilingPct + 1e-9);

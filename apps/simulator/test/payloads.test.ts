@@ -83,8 +83,6 @@ describe('payloads', () => {
       expect(last!.devices.map((d) => d.sn).sort()).toEqual(site.devices.map((d) => d.sn).sort());
       for (const d of last!.devices) {
         for (const name of Object.keys(d.points)) {
-          // the EMS also reports the site's load and PV power (not standard points, stored as is)
-          if (d.type === 'ems' && (name === 'load_kw' || name === 'pv_kw')) continue;
           expect(pointDef(d.type, name), `${d.type}.${name}`).toBeDefined();
         }
       }

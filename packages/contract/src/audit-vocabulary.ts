@@ -64,10 +64,12 @@ const ACTION_LABELS = {
   'site.save': { zh: '新增站点', en: 'Add site' },
   'site.update': { zh: '修改站点', en: 'Update site' },
   'site.delete': { zh: '删除站点', en: 'Delete site' },
+  'site.moveCompany': { zh: '移动站点到其他公司', en: 'Move site to another company' },
   'device.save': { zh: '新增设备', en: 'Add device' },
   'device.update': { zh: '修改设备', en: 'Update device' },
   'device.delete': { zh: '删除设备', en: 'Delete device' },
   'device.resetSecret': { zh: '重置设备密钥', en: 'Re-issue device secret' },
+  'device.moveSite': { zh: '移动设备到其他站点', en: 'Move device to another site' },
 
   'tou.save': { zh: '新建电价方案', en: 'Add ToU scheme' },
   'tou.update': { zh: '修改电价方案', en: 'Update ToU scheme' },

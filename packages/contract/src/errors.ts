@@ -43,6 +43,15 @@ export const ErrorCode = {
   GATEWAY_HAS_DEVICES: 3038,
   /** ours: the site code is taken. */
   SITE_CODE_EXISTS: 3039,
+  /**
+   * ours: a device that reports through a gateway lives on its gateway's site: moved to another
+   * site, it needs a gateway of that site (or its gateway moves, taking it along).
+   */
+  DEVICE_GATEWAY_ON_OTHER_SITE: 3040,
+  /** ours: the device is already on that site, or the site already in that company. */
+  ALREADY_THERE: 3041,
+  /** ours: a device changes site, and a site company, only through their move calls. */
+  MOVE_BY_ACTION: 3042,
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
   /** ours: ToU plan rules (spec §5 "Plans", §9 limits); see tou/rules.ts. */
@@ -223,6 +232,15 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     en: 'Devices still report through this gateway; it cannot be deleted',
   },
   3039: { zh: '站点编码已存在', en: 'Site code already exists' },
+  3040: {
+    zh: '经网关上报的设备只能在其网关所在的站点：请选择目标站点的网关，或移动网关',
+    en: 'A device that reports through a gateway lives on its gateway’s site: choose a gateway of the target site, or move the gateway',
+  },
+  3041: { zh: '已在目标站点或公司，无需移动', en: 'It is already there: nothing to move' },
+  3042: {
+    zh: '更换设备的站点或站点的所属公司，请使用“移动”操作',
+    en: 'A device changes site, and a site changes company, only through the move action',
+  },
   3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
   3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
   3070: {

@@ -48,6 +48,10 @@ export const Perm = {
   deviceSave: 'device:device:save',
   deviceDelete: 'device:device:delete',
   deviceSecret: 'device:device:secret',
+  /** Move a site, with its devices and data, to another company (site/moveCompany). */
+  siteMove: 'device:site:move',
+  /** Move a device (a gateway with the devices behind it) to another site (device/moveSite). */
+  deviceMove: 'device:device:move',
 
   /** ToU schemes: both screens (/timetariff, /chargestrategy) list and read with this. */
   touList: 'tou:scheme:list',

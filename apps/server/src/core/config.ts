@@ -80,6 +80,7 @@ const envSchema = z.object({
   SIMULATOR_SPEED: z.coerce.number().positive().max(3600).default(1),
   SIMULATOR_INTERVAL_S: intFromEnv(10, 1),
   SIMULATOR_SEED: intFromEnv(1, 0),
+  DEMO_HISTORY_DAYS: intFromEnv(90, 0).pipe(z.number().max(366)),
   TELEMETRY_RETENTION_DAYS: intFromEnv(400, 1),
   LOG_RETENTION_DAYS: intFromEnv(365, MIN_LOG_RETENTION_DAYS),
   MAIL_RETENTION_DAYS: intFromEnv(90, 1),
@@ -151,6 +152,11 @@ export interface Config {
     /** Simulated seconds between telemetry messages of each demo site. */
     intervalS: number;
     seed: number;
+    /**
+     * Days of past written for each demo site when it is first registered (0 = none),
+     * in the background (demo/demo-history.ts).
+     */
+    historyDays: number;
   };
   /** Raw telemetry older than this is dropped by month (rollups are kept). */
   telemetryRetentionDays: number;
@@ -252,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
       speed: e.SIMULATOR_SPEED,
       intervalS: e.SIMULATOR_INTERVAL_S,
       seed: e.SIMULATOR_SEED,
+      historyDays: e.DEMO_HISTORY_DAYS,
     },
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetention: { logDays: e.LOG_RETENTION_DAYS, sentMailDays: e.MAIL_RETENTION_DAYS },

@@ -12,9 +12,20 @@
  * reused at the next start while they still match the stored hash — so the broker's password
  * file stays valid across restarts. Each simulated gateway logs in with its SN and its secret,
  * never with the server's credentials.
+ *
+ * A site of the fleet that carries a `touTemplateId` gets, when it is first registered, a ToU
+ * scheme of its company made from that tariff template and assigned to it: the server pushes it
+ * to the site's EMS at connect, which follows it (the other sites run their built-in strategy).
+ *
+ * Start (`startDemoFleet`): registration and the credentials file at once; then, in the
+ * background, the fleet's past (demo-history.ts: the model up to each new site's registration),
+ * the live simulator from where that past ends (or from what the server stored, after a
+ * restart), and the past written through the ingest while the fleet runs. One gateway drops off
+ * now and then (the simulator's `dropouts`).
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { schemeFromTemplate, TOU_TEMPLATES } from '@ess/contract';
 import {
   buildFleet,
   type FleetSite,
@@ -25,9 +36,13 @@ import {
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
-import { company, device, site } from '../core/db/schema';
+import { company, device, site, touScheme } from '../core/db/schema';
 import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
+import type { IngestPipeline } from '../devices/ingest';
 import { insertCompany } from '../modules/org/company-service';
+import { touToday } from '../modules/tou/tou-routes';
+import { TouService } from '../modules/tou/tou-service';
+import { type DemoSite, demoStartStates, planDemoHistory, writeDemoHistory } from './demo-history';
 
 /** Demo companies by what they run (names are data, stored in Chinese like customer data). */
 const DEMO_COMPANIES = {
@@ -48,14 +63,18 @@ function companyOf(fleetSite: FleetSite, index: number): CompanyKey {
 /**
  * Registers the fleet of `sites` sites (seeded) and answers it with its gateways' secrets: the
  * one in `keep` for a gateway whose stored hash it matches, a fresh one (stored as its hash) for
- * every other.
+ * every other; and the registered sites (ids, registration time: `now`, default the database's
+ * clock). Sites registered now that carry a `touTemplateId` get their ToU scheme
+ * ({@link assignDemoSchemes}).
  */
 export async function registerDemoFleet(
   db: Db,
-  options: { sites: number; seed: number; keep?: ReadonlyMap<string, string> },
-): Promise<{ fleet: FleetSite[]; credentials: Map<string, string> }> {
+  options: { sites: number; seed: number; keep?: ReadonlyMap<string, string>; now?: Date },
+): Promise<{ fleet: FleetSite[]; credentials: Map<string, string>; sites: DemoSite[] }> {
   const fleet = buildFleet({ seed: options.seed, sites: options.sites });
   const credentials = new Map<string, string>();
+  const sites: DemoSite[] = [];
+  const created: Array<{ fs: FleetSite; siteId: number; companyId: number }> = [];
   await db.transaction(async (tx) => {
     const [platform] = await tx.select().from(company).where(eq(company.type, 'platform')).limit(1);
     const companyIds = new Map<CompanyKey, number>();
@@ -84,8 +103,10 @@ export async function registerDemoFleet(
             latitude: fs.latitude,
             longitude: fs.longitude,
             isDemo: true,
+            ...(options.now ? { createdAt: options.now, updatedAt: options.now } : {}),
           })
           .returning();
+        created.push({ fs, siteId: row!.id, companyId: row!.companyId });
       }
       if (!row!.isDemo) continue; // a real site took the code: leave it alone
       const siteId = row!.id;
@@ -139,9 +160,58 @@ export async function registerDemoFleet(
           capacityKwh: d.type === 'bms' ? fs.capacityKwh : null,
         });
       }
+      sites.push({ site: fs, siteId, gatewayId, createdAt: row!.createdAt });
     }
   });
-  return { fleet: fleet.filter((fs) => credentials.has(fs.gatewaySn)), credentials };
+  await assignDemoSchemes(db, created);
+  return { fleet: fleet.filter((fs) => credentials.has(fs.gatewaySn)), credentials, sites };
+}
+
+/**
+ * Gives each newly registered site with a `touTemplateId` a ToU scheme of its company from that
+ * template — arbitrage at the site's rated power within 10–95 % SOC, this year's seasons, named
+ * after the region (`上海分时电价套利（演示）`, data stored in Chinese like the demo's other
+ * names) — reusing one of that name, and assigns it to the site beside the scheme's other sites.
+ * Only at registration: what an operator assigns later stays.
+ */
+async function assignDemoSchemes(
+  db: Db,
+  created: ReadonlyArray<{ fs: FleetSite; siteId: number; companyId: number }>,
+): Promise<void> {
+  const tou = new TouService(db);
+  const all = { all: true } as const;
+  const today = touToday();
+  for (const { fs, siteId, companyId } of created) {
+    const template = TOU_TEMPLATES.find((t) => t.id === fs.touTemplateId);
+    if (!template) continue;
+    const name = `${template.region.zh}分时电价套利（演示）`;
+    const [existing] = await db
+      .select({ id: touScheme.id })
+      .from(touScheme)
+      .where(and(eq(touScheme.companyId, companyId), eq(touScheme.name, name)));
+    const schemeId =
+      existing?.id ??
+      (
+        await tou.create(
+          all,
+          {
+            companyId,
+            name,
+            document: schemeFromTemplate(template, {
+              year: Number(today.slice(0, 4)),
+              powerKw: fs.ratedPowerKw,
+              socMinPct: 10,
+              socMaxPct: 95,
+              lang: 'zh',
+            }),
+          },
+          today,
+          'zh',
+        )
+      ).id;
+    const others = await db.select({ id: site.id }).from(site).where(eq(site.touSchemeId, schemeId));
+    await tou.assign(all, schemeId, [...others.map((o) => o.id), siteId]);
+  }
 }
 
 /** Where and how the demo fleet runs. */
@@ -150,6 +220,10 @@ export interface DemoFleetOptions {
   seed: number;
   speed: number;
   intervalS: number;
+  /** Days of past written for newly registered sites (demo-history.ts; 0 = none). */
+  historyDays: number;
+  /** The ingest the past is written through. */
+  ingest: IngestPipeline;
   /** The broker the simulated gateways connect to; a user name and password in it are not used. */
   brokerUrl: string;
   /**
@@ -187,21 +261,37 @@ function writeCredentials(file: string, credentials: ReadonlyMap<string, string>
   renameSync(aside, file);
 }
 
+/** The demo fleet while it runs. */
+export interface DemoFleet {
+  /** Resolves once the live simulator runs (its gateways connecting), or the start failed (logged). */
+  readonly live: Promise<void>;
+  /** Resolves once the fleet's past is written (or stopped, or failed: logged). */
+  readonly history: Promise<void>;
+  /** Stops the backfill (what is queued is stored), then the simulator (clean goodbyes). */
+  stop(): Promise<void>;
+}
+
 /**
- * Registers and starts the demo fleet against `options.brokerUrl`. `afterRegister` runs between
- * the two (the server reloads its device directory there, so the new secrets are known at
- * connect). With `credentialsFile` the secrets are kept there (see the module comment); a
- * gateway the broker refuses keeps retrying, and comes online once the broker knows its secret.
+ * Registers the demo fleet and starts it against `options.brokerUrl` (module comment):
+ * registration and the credentials file before it resolves, `afterRegister` after them (the
+ * server reloads its device directory there, so the new secrets are known at connect); the
+ * rest in the background — the model states the live run starts from, the first reading of each
+ * new site's past, the simulator, the rest of the past. With `credentialsFile` the secrets are
+ * kept there; a gateway the broker refuses keeps retrying, and comes online once the broker
+ * knows its secret.
  */
 export async function startDemoFleet(
   db: Db,
   log: FastifyBaseLogger,
   options: DemoFleetOptions,
   afterRegister: () => Promise<void>,
-): Promise<RunningFleet> {
+): Promise<DemoFleet> {
   const file = options.credentialsFile;
   const keep = file ? readCredentials(file, log) : undefined;
-  const { fleet, credentials } = await registerDemoFleet(db, { ...options, ...(keep ? { keep } : {}) });
+  const { fleet, credentials, sites } = await registerDemoFleet(db, {
+    ...options,
+    ...(keep ? { keep } : {}),
+  });
   if (file) {
     writeCredentials(file, credentials);
     const fresh = [...credentials].filter(([sn, secret]) => keep?.get(sn) !== secret).length;
@@ -213,23 +303,77 @@ export async function startDemoFleet(
     );
   }
   await afterRegister();
-  const running = await startFleet({
-    url: options.brokerUrl,
-    sites: fleet,
-    credentials,
-    seed: options.seed,
-    speed: options.speed,
-    intervalS: options.intervalS,
-    ...(options.ca ? { mqtt: { ca: options.ca } } : {}),
-    logger: {
-      info: (msg: string) => log.debug({ simulator: true }, msg),
-      warn: (msg: string) => log.warn({ simulator: true }, msg),
-      error: (msg: string) => log.error({ simulator: true }, msg),
-    },
+
+  const stopping = new AbortController();
+  let running: RunningFleet | undefined;
+  let markLive: () => void = () => {};
+  const live = new Promise<void>((resolve) => {
+    markLive = resolve;
   });
-  log.info(
-    { sites: fleet.length, broker: withoutCredentials(options.brokerUrl) },
-    'demo fleet simulator running',
-  );
-  return running;
+  const demoSites = sites.filter((s) => credentials.has(s.site.gatewaySn));
+  const startLive = async (states: Awaited<ReturnType<typeof demoStartStates>>) => {
+    if (stopping.signal.aborted) return;
+    running = await startFleet({
+      url: options.brokerUrl,
+      sites: fleet,
+      credentials,
+      seed: options.seed,
+      speed: options.speed,
+      intervalS: options.intervalS,
+      states,
+      dropouts: true,
+      ...(options.ca ? { mqtt: { ca: options.ca } } : {}),
+      logger: {
+        info: (msg: string) => log.debug({ simulator: true }, msg),
+        warn: (msg: string) => log.warn({ simulator: true }, msg),
+        error: (msg: string) => log.error({ simulator: true }, msg),
+      },
+    });
+    log.info(
+      { sites: fleet.length, broker: withoutCredentials(options.brokerUrl) },
+      'demo fleet simulator running',
+    );
+    markLive();
+  };
+  let liveStarted = false;
+  const history = (async () => {
+    let plans: Awaited<ReturnType<typeof planDemoHistory>> = [];
+    let states: Awaited<ReturnType<typeof demoStartStates>> = new Map();
+    try {
+      plans = await planDemoHistory(db, demoSites, options.historyDays);
+      states = await demoStartStates(db, demoSites, plans, {
+        seed: options.seed,
+        nowMs: Date.now(),
+        signal: stopping.signal,
+      });
+    } catch (err) {
+      log.error({ err }, 'demo fleet: its past could not be prepared; the fleet starts without it');
+      plans = [];
+    }
+    try {
+      await writeDemoHistory(db, options.ingest, log, plans, {
+        seed: options.seed,
+        signal: stopping.signal,
+        onFirst: () => {
+          liveStarted = true;
+          return startLive(states);
+        },
+      });
+    } catch (err) {
+      if (!stopping.signal.aborted) log.error({ err }, 'demo fleet: writing its past failed');
+      if (!liveStarted)
+        await startLive(states).catch((e: unknown) => log.error({ err: e }, 'demo fleet not started'));
+    } finally {
+      markLive();
+    }
+  })();
+  return {
+    live,
+    history,
+    async stop() {
+      stopping.abort();
+      await history;
+      await running?.stop();
+    },
+  };
 }

@@ -1,7 +1,9 @@
 /**
  * Plugin `ess-demo` (last; registered by app.ts only when `SIMULATOR=on`, `DEMO_SITES` > 0 and
  * the device side runs): registers and runs the simulated demo fleet against the server's
- * broker; stops it in `onClose`, before anything else of ours closes. On an external broker
+ * broker, and writes its past (`DEMO_HISTORY_DAYS`, demo-history.ts) in the background through
+ * the device side's ingest; stops both in `onClose`, before anything else of ours closes (what
+ * the backfill queued is stored first). On an external broker
  * (`MQTT_URL`) each simulated gateway logs in as itself (its SN and secret, never the URL's user
  * name and password), and the secrets are kept in `DATA_DIR/demo-gateways.json` for the broker's
  * password file (demo-fleet.ts). Run the demo fleet on one instance only (`SIMULATOR=off` on the
@@ -17,6 +19,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db } from '../core/db/database';
+import type { IngestPipeline } from '../devices/ingest';
 
 /** The demo gateways' secrets on an external broker, in `DATA_DIR` (demo-fleet.ts). */
 export const DEMO_CREDENTIALS_FILE = 'demo-gateways.json';
@@ -32,6 +35,8 @@ interface DemoFleetModule {
       brokerUrl: string;
       speed: number;
       intervalS: number;
+      historyDays: number;
+      ingest: IngestPipeline;
       credentialsFile?: string;
       ca?: string;
     },
@@ -79,8 +84,11 @@ export const demoPlugin = fp(
           ...(config.mqttCa ? { ca: readFileSync(config.mqttCa, 'utf8') } : {}),
         }
       : {};
-    const fleet = await demo.startDemoFleet(app.db, log, { ...config.demo, brokerUrl, ...external }, () =>
-      devices.directory.refresh(),
+    const fleet = await demo.startDemoFleet(
+      app.db,
+      log,
+      { ...config.demo, brokerUrl, ingest: devices.ingest, ...external },
+      () => devices.directory.refresh(),
     );
     app.addHook('onClose', () => fleet.stop());
   },

@@ -2,11 +2,21 @@
  * Desired-state delivery to devices (design §2 "device commands"; docs/device-protocol.md
  * "Delivery of desired state"): per kind and target one `device_delivery` row says what the
  * target should run — `desired` (the kind's identity of the document, e.g. ToU `{schemeId}`) at
- * `version` — and how its delivery went:
+ * `version` — what the device is known to run, and how the delivery of `version` went:
  *
- *   pending → sent → applied (the device answered ok; `settled_at`)
+ *   pending → sent → applied (the device answered ok)
  *                  ↘ failed  (`reason`: the device's refusal, or 'refused' when it gave none;
  *                             'timeout' when no reply came in time; the send error)
+ *
+ * What the device runs is kept apart from what the last send did (issue 14): `appliedVersion`
+ * (of `desired`) and `appliedAt` move only when the device answers ok, and stay when a later send
+ * is refused or unanswered (the device then still runs that version: "failed (timeout); device
+ * runs v2"); they are cleared when `desired` changes identity. A **re-send** of the version the
+ * device runs (a reconnect, the operator's push, a retry) leaves the row `applied` while its
+ * command is out (`claimedBy` set, `sentAt` its time) and after it: answered ok, `appliedAt`
+ * moves; no answer, `reason` 'timeout' ("re-sent, no answer") — a client that connects without
+ * answering (`mosquitto_pub` publishing a birth) never undoes an applied state. Only a refusal
+ * makes it `failed`.
  *
  * A kind plugs in with {@link DeliveryKind}: its name ('tou'), the command (`set_tou_plan`), how
  * to read the desired document of a target inside the claim transaction (locking what a save
@@ -17,24 +27,33 @@
  * Claim, send, settle:
  *  - **Claim** (one transaction): the kind reads the desired document; the row is created or
  *    moved to it (never back to an older version of the same document); then one atomic
- *    `UPDATE … WHERE` lease free AND due marks it `sent`, bumps `attempt`, stores the new
- *    command's id and takes the lease (`claimed_by` = this instance, `lease_until` = now + reply
- *    timeout + grace). Two instances (or two requests) racing for a target: one UPDATE wins, the
- *    other matches no row and sends nothing. Due: pending, failed (not for a follow-up, see
- *    below), a `sent` row whose lease ran out, another version than the last sent, or a resend
- *    asked for (`resend_after` later than `sent_at`).
+ *    `UPDATE … WHERE` lease free AND due marks it `sent` (an applied row stays `applied`), bumps
+ *    `attempt`, stores the new command's id and takes the lease (`claimed_by` = this instance,
+ *    `lease_until` = now + reply timeout + grace). Two instances (or two requests) racing for a
+ *    target: one UPDATE wins, the other matches no row and sends nothing. Due: pending, failed
+ *    (not for a follow-up, see below), a `sent` row whose lease ran out, a resend asked for
+ *    (`resend_after` later than `sent_at`), or a retry (below).
  *  - **Send** through the command service with the stored id, only while the target's gateway is
  *    online (otherwise the row stays pending and goes out at the reconnect).
  *  - **Settle**: the reply with that id — received by this instance, or by any other (the
  *    broker hands replies to one instance; `CommandService.onUnmatchedReply`) — settles the row
- *    only while it is `sent` with that command id; either way it frees the lease. So a late reply
- *    to an older attempt, an older version or another document changes nothing. No reply in the
- *    reply timeout: failed 'timeout'. The gateway gone offline meanwhile: pending again. A
- *    sender waiting for a reply that another instance settled notices it on the row (one query
- *    for all its waiting sends every `pollEveryMs`, 250 ms) and stops waiting: the operator's
- *    push answers the outcome whichever instance the reply reached.
+ *    only while its command is out (`sent`, or `applied` and claimed) with that command id;
+ *    either way it frees the lease. So a late reply to an older attempt, an older version or
+ *    another document changes nothing. No reply in the reply timeout: failed 'timeout' (a
+ *    re-send of the applied version: applied, 'timeout'). The gateway gone offline meanwhile:
+ *    pending again (applied stays applied). A sender waiting for a reply that another instance
+ *    settled notices it on the row (one query for all its waiting sends every `pollEveryMs`,
+ *    250 ms) and stops waiting: the operator's push answers the outcome whichever instance the
+ *    reply reached.
  *  - After a send ends, the target is looked at again (follow-up): a save, a time-zone change or
  *    a reconnect during the send is sent now; a failed row is not retried in a loop.
+ *  - **Retries** of a send that got no answer ('timeout', failed or applied): again at each of
+ *    `retryAfterMs` after the request it answered — the latest of `requested_at` (a save, an
+ *    assignment, a time-zone change) and `resend_after` (a reconnect, a push) — by default 1, 5,
+ *    15 and 60 min after it, so at most four retries, each only while the gateway is online
+ *    (checked by `sweep`, every `sweepEveryMs`; the claim's `sent_at` condition lets one instance
+ *    send each). After the last, the row waits for the next save, reconnect, push or start. A
+ *    refusal is not retried: the device would refuse it again.
  *  - **Resends**: a gateway that comes online, or announces itself online again, gets every
  *    target of its site resent unless a send started after its birth (`resend_after`): the
  *    birth's `ts` when within 5 min of the server's clock — the same for every instance that
@@ -44,7 +63,7 @@
  *    for an unchanged connection). `sendNow` (the operator's push) resends and waits; `start`
  *    sends every row not applied; `sweep` (every `sweepEveryMs`, and at start) frees leases that
  *    ran out — their instance died with the command out — and sends again. A failed row goes out
- *    again at the next of these or at a save; it is never retried in a loop.
+ *    again at the next of these, at a save, or as a retry; it is never retried in a loop.
  *
  * One send per target at a time: across instances by the lease, in this process also by a queue
  * (a request while a send is out waits for it, then looks again at what is due).
@@ -54,12 +73,14 @@
  * Background sends never throw: failures are stored on the row and logged. `sendNow` throws:
  * the kind's `nothingToSend` code when the target has no desired document, 3033 no gateway or it
  * never connected, 3034 gateway offline (the row goes out at the reconnect), 3035 the send
- * failed, was refused or timed out (detail: the row's reason).
+ * failed, was refused or timed out (detail: the reason; a re-send of the applied version that
+ * timed out leaves the row applied).
  */
 
 import { hostname } from 'node:os';
 import {
   type CommandName,
+  DELIVERY_TIMEOUT,
   type DeliveryKindName,
   type DeliveryState,
   ErrorCode,
@@ -98,7 +119,7 @@ export interface DesiredDocument {
   version: number;
   /**
    * The document's identity stored on the row and sent in live messages (keep it small: ToU
-   * `{schemeId}`). Another identity than the last sent resets `sent_version`.
+   * `{schemeId}`). Another identity forgets what the device confirmed (`appliedVersion`).
    */
   desired: Record<string, unknown>;
   /** The command's params. */
@@ -145,7 +166,15 @@ export interface DeliveryOptions {
    * instance having settled them (ms; 250).
    */
   pollEveryMs?: number;
+  /**
+   * When a send that got no answer goes out again, after the request it answered (ms, ascending;
+   * one retry each; default {@link DEFAULT_RETRY_AFTER_MS}; empty: no retries).
+   */
+  retryAfterMs?: readonly number[];
 }
+
+/** Retries of an unanswered send: 1, 5, 15 and 60 min after the request it answered. */
+export const DEFAULT_RETRY_AFTER_MS: readonly number[] = [60_000, 300_000, 900_000, 3_600_000];
 
 type GatewayRecord = Pick<typeof device.$inferSelect, 'id' | 'sn' | 'type' | 'online' | 'lastSeenAt'>;
 
@@ -159,12 +188,14 @@ export function siteGateway<T extends Pick<GatewayRecord, 'id' | 'type'>>(gatewa
  * `manual`: `sendNow` (throws its outcome); `force`: due whatever the row says (the push);
  * `since`: when the request was made (ms) — a failed row is due only when its last send started
  * before (so a request that waited for a send of the same version does not repeat it); absent for
- * a follow-up after a send ended, for which a failed row is not due at all.
+ * a follow-up after a send ended, for which a failed row is not due at all. `retryBefore`: a
+ * retry due at that time (ms) — an unanswered row is due when its last send started before.
  */
 interface SendMode {
   manual: boolean;
   force: boolean;
   since?: number;
+  retryBefore?: number;
 }
 
 interface Claim {
@@ -175,6 +206,8 @@ interface Claim {
   commandId: string | null;
   /** Nothing went out because another send (here or elsewhere) holds the target. */
   held: boolean;
+  /** A re-send of the version the device runs (the row stays applied). */
+  resend?: boolean;
 }
 
 type Outcome =
@@ -182,10 +215,56 @@ type Outcome =
   | { kind: 'error'; err: unknown }
   | { kind: 'elsewhere' };
 
+/**
+ * What a send's outcome does to its row (`settle`): applied (the device answered ok); failed with
+ * the reason (on a re-send of the applied version, 'timeout' leaves it applied); pending (the
+ * gateway went offline before the command went out; an applied row stays applied).
+ */
+type Settlement = { state: 'applied' } | { state: 'failed'; reason: string } | { state: 'pending' };
+
+/** The row's command is out (see {@link isSending}): only then does an outcome settle it. */
+const outstanding = or(
+  eq(deviceDelivery.state, 'sent'),
+  and(eq(deviceDelivery.state, 'applied'), isNotNull(deviceDelivery.claimedBy)),
+);
+
+/** The outcome a row settled by a reply says: failed with its reason, else applied. */
+const settlementOf = (row: DeliveryRecord): Settlement =>
+  row.state === 'failed' ? { state: 'failed', reason: row.reason ?? 'refused' } : { state: 'applied' };
+
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
 
-/** The delivery message of a row (contract api/live.ts). */
-export function deliveryMessage(row: DeliveryRecord): LiveDeliveryMessage {
+/**
+ * A send of the row is out: its command waits for the reply (`sent`, or a re-send of the applied
+ * version), under a lease.
+ */
+export function isSending(row: Pick<DeliveryRecord, 'state' | 'claimedBy'>): boolean {
+  return row.claimedBy !== null && (row.state === 'sent' || row.state === 'applied');
+}
+
+/**
+ * When the row's unanswered send goes out again (ms), by `retryAfterMs` after the request it
+ * answered (the latest of `requestedAt` and `resendAfter`): the first of those times after its
+ * last send. null: the last send was answered (or refused), is still out, or the retries are over.
+ */
+export function nextRetryAt(
+  row: Pick<DeliveryRecord, 'state' | 'reason' | 'claimedBy' | 'sentAt' | 'requestedAt' | 'resendAfter'>,
+  retryAfterMs: readonly number[] = DEFAULT_RETRY_AFTER_MS,
+): number | null {
+  if (row.reason !== DELIVERY_TIMEOUT || row.claimedBy !== null || row.sentAt === null) return null;
+  if (row.state !== 'failed' && row.state !== 'applied') return null;
+  const asked = Math.max(row.requestedAt.getTime(), row.resendAfter?.getTime() ?? 0);
+  const sent = row.sentAt.getTime();
+  for (const after of retryAfterMs) if (asked + after > sent) return asked + after;
+  return null;
+}
+
+/** The delivery message of a row (contract api/live.ts); `retryAfterMs` as the service's. */
+export function deliveryMessage(
+  row: DeliveryRecord,
+  retryAfterMs: readonly number[] = DEFAULT_RETRY_AFTER_MS,
+): LiveDeliveryMessage {
+  const retryAt = nextRetryAt(row, retryAfterMs);
   return {
     type: 'delivery',
     kind: row.kind as DeliveryKindName,
@@ -193,13 +272,15 @@ export function deliveryMessage(row: DeliveryRecord): LiveDeliveryMessage {
     deviceId: row.deviceId,
     desired: row.desired,
     version: row.version,
-    sentVersion: row.sentVersion,
     state: row.state as DeliveryState,
+    appliedVersion: row.appliedVersion,
+    appliedAt: iso(row.appliedAt),
     attempt: row.attempt,
+    sending: isSending(row),
     reason: row.reason,
+    retryAt: retryAt === null ? null : new Date(retryAt).toISOString(),
     requestedAt: row.requestedAt.toISOString(),
     sentAt: iso(row.sentAt),
-    settledAt: iso(row.settledAt),
   };
 }
 
@@ -231,6 +312,8 @@ export class DeliveryService {
   private readonly leaseGraceMs: number;
   private readonly sweepEveryMs: number;
   private readonly pollEveryMs: number;
+  /** See {@link DeliveryOptions.retryAfterMs}. */
+  readonly retryAfterMs: readonly number[];
 
   constructor(
     private readonly db: Db,
@@ -244,6 +327,7 @@ export class DeliveryService {
     this.leaseGraceMs = options.leaseGraceMs ?? 5000;
     this.sweepEveryMs = options.sweepEveryMs ?? 15_000;
     this.pollEveryMs = options.pollEveryMs ?? 250;
+    this.retryAfterMs = [...(options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS)].sort((a, b) => a - b);
   }
 
   /**
@@ -331,15 +415,23 @@ export class DeliveryService {
   /**
    * Something the document's params depend on changed outside it (ToU: the site's time zone):
    * the rows are pending until the device applies it again; a reply to an earlier send is ignored.
+   * What the device confirmed stays (it still runs that version, with the old params), unless
+   * `forgetApplied`: the receiver itself changed (another gateway), and what the previous one ran
+   * says nothing about it.
    */
-  reset(targets: readonly DeliveryTarget[]): void {
+  reset(targets: readonly DeliveryTarget[], options: { forgetApplied?: boolean } = {}): void {
     if (targets.length === 0) return;
     const keys = targets.map(targetKey);
     const since = this.now();
     this.background(
       this.db
         .update(deviceDelivery)
-        .set({ state: 'pending', reason: null, requestedAt: new Date(this.now()) })
+        .set({
+          state: 'pending',
+          reason: null,
+          requestedAt: new Date(this.now()),
+          ...(options.forgetApplied ? { appliedVersion: null, appliedAt: null } : {}),
+        })
         .where(and(eq(deviceDelivery.kind, this.kind.name), inArray(deviceDelivery.target, keys)))
         .returning()
         .then(async (rows) => {
@@ -492,6 +584,7 @@ export class DeliveryService {
   async sweep(): Promise<void> {
     const targets = await this.freeExpired();
     if (this.devices) this.request(targets);
+    await this.retryDue();
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -531,16 +624,45 @@ export class DeliveryService {
     const due = await this.db
       .select({ siteId: deviceDelivery.siteId, deviceId: deviceDelivery.deviceId })
       .from(deviceDelivery)
+      .where(and(eq(deviceDelivery.kind, this.kind.name), sql`${deviceDelivery.state} <> 'applied'`));
+    this.request(due);
+  }
+
+  /**
+   * Sends again, in the background, every unanswered send whose retry is due (see
+   * {@link nextRetryAt}) and whose gateway is online now; one instance sends each (the claim
+   * takes a row only while its last send started before the retry's time).
+   */
+  private async retryDue(): Promise<void> {
+    const devices = this.devices;
+    const latest = this.retryAfterMs.at(-1);
+    if (!devices || latest === undefined) return;
+    const dd = deviceDelivery;
+    const now = this.now();
+    const horizon = new Date(now - latest).toISOString();
+    const rows = await this.db
+      .select()
+      .from(dd)
       .where(
         and(
-          eq(deviceDelivery.kind, this.kind.name),
-          or(
-            sql`${deviceDelivery.state} <> 'applied'`,
-            sql`${deviceDelivery.sentVersion} IS DISTINCT FROM ${deviceDelivery.version}`,
-          ),
+          eq(dd.kind, this.kind.name),
+          eq(dd.reason, DELIVERY_TIMEOUT),
+          inArray(dd.state, ['failed', 'applied']),
+          isNull(dd.claimedBy),
+          sql`GREATEST(${dd.requestedAt}, coalesce(${dd.resendAfter}, ${dd.requestedAt})) >= ${horizon}::timestamptz`,
         ),
       );
-    this.request(due);
+    for (const row of rows) {
+      const at = nextRetryAt(row, this.retryAfterMs);
+      if (at === null || at > now) continue;
+      const gateway = await this.gatewayOf(row);
+      if (!gateway || !devices.tracker.isOnline(gateway.id)) continue;
+      this.log.info(
+        { kind: this.kind.name, target: row.target, version: row.version, state: row.state },
+        'delivery not answered: sending it again',
+      );
+      this.enqueue(row, { manual: false, force: false, retryBefore: at });
+    }
   }
 
   private background(task: Promise<unknown>): void {
@@ -561,6 +683,8 @@ export class DeliveryService {
     const queued = this.waiting.get(key);
     if (queued) {
       if (mode.since !== undefined) queued.since = Math.max(queued.since ?? mode.since, mode.since);
+      if (mode.retryBefore !== undefined)
+        queued.retryBefore = Math.max(queued.retryBefore ?? mode.retryBefore, mode.retryBefore);
       return;
     }
     const entry = { ...mode };
@@ -623,8 +747,8 @@ export class DeliveryService {
   /**
    * In one transaction: reads the target's desired document (the kind locks what it reads),
    * creates or moves the row to it (never back to an older version of the same document), and —
-   * when the gateway is online, the lease is free and a send is due — marks it `sent` with a new
-   * command id and takes the lease.
+   * when the gateway is online, the lease is free and a send is due — marks it `sent` (an applied
+   * row stays `applied`: a re-send) with a new command id and takes the lease.
    */
   private claim(target: DeliveryTarget, mode: SendMode, online: boolean): Promise<Claim | null> {
     const key = targetKey(target);
@@ -651,8 +775,9 @@ export class DeliveryService {
           set: {
             version: doc.version,
             desired: doc.desired,
-            // What was last sent of another document says nothing about this one.
-            sentVersion: sql`CASE WHEN ${dd.desired} = excluded.desired THEN ${dd.sentVersion} END`,
+            // What the device confirmed of another document says nothing about this one.
+            appliedVersion: sql`CASE WHEN ${dd.desired} = excluded.desired THEN ${dd.appliedVersion} END`,
+            appliedAt: sql`CASE WHEN ${dd.desired} = excluded.desired THEN ${dd.appliedAt} END`,
             state: 'pending',
             reason: null,
             requestedAt: now,
@@ -664,16 +789,23 @@ export class DeliveryService {
       const idle = { rowId: row.id, doc, attempt: null, commandId: null };
       if (!online) return { ...idle, held: false };
       const commandId = newCommandId();
+      const at = now.toISOString();
       const [marked] = await tx
         .update(dd)
         .set({
-          state: 'sent',
-          sentVersion: doc.version,
+          // A re-send of what the device runs leaves it applied, whatever comes back short of a refusal.
+          state: sql`CASE WHEN ${dd.state} = 'applied' AND ${dd.appliedVersion} = ${dd.version} THEN 'applied' ELSE 'sent' END`,
           attempt: sql`${dd.attempt} + 1`,
           commandId,
           claimedBy: this.instanceId,
           leaseUntil: new Date(now.getTime() + this.leaseMs()),
           sentAt: now,
+          // The push is a request: an unanswered one is retried after it (see nextRetryAt).
+          ...(mode.manual
+            ? {
+                resendAfter: sql`GREATEST(coalesce(${dd.resendAfter}, ${at}::timestamptz), ${at}::timestamptz)`,
+              }
+            : {}),
           reason: null,
         })
         .where(
@@ -688,14 +820,27 @@ export class DeliveryService {
               mode.since === undefined
                 ? undefined
                 : and(eq(dd.state, 'failed'), or(isNull(dd.sentAt), lt(dd.sentAt, new Date(mode.since)))),
-              sql`${dd.sentVersion} IS DISTINCT FROM ${dd.version}`,
+              mode.retryBefore === undefined
+                ? undefined
+                : and(
+                    eq(dd.reason, DELIVERY_TIMEOUT),
+                    inArray(dd.state, ['failed', 'applied']),
+                    lt(dd.sentAt, new Date(mode.retryBefore)),
+                  ),
               sql`(${dd.resendAfter} IS NOT NULL AND (${dd.sentAt} IS NULL OR ${dd.sentAt} < ${dd.resendAfter}))`,
             ),
           ),
         )
-        .returning({ id: dd.id, attempt: dd.attempt });
+        .returning({ id: dd.id, attempt: dd.attempt, state: dd.state });
       if (!marked) return { ...idle, held: row.leaseUntil !== null && row.leaseUntil > now };
-      return { rowId: marked.id, doc, attempt: marked.attempt, commandId, held: false };
+      return {
+        rowId: marked.id,
+        doc,
+        attempt: marked.attempt,
+        commandId,
+        held: false,
+        resend: marked.state === 'applied',
+      };
     });
   }
 
@@ -738,50 +883,63 @@ export class DeliveryService {
       // Settled (or taken over) by another instance: its outcome is on the row.
       const row = await this.settledElsewhere(claim.rowId, commandId);
       this.followUp(target);
-      if (mode.manual && row?.state === 'failed')
-        throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, row.reason ?? 'refused');
+      const result = row ? settlementOf(row) : null;
+      if (mode.manual && result?.state === 'failed')
+        throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, result.reason);
       return false;
     }
     if (outcome.kind === 'error' && outcome.err instanceof ApiError && outcome.err.detail === STOPPING) {
-      // This instance is stopping with the command out: the row stays `sent` under its lease. The
+      // This instance is stopping with the command out: the row stays as it is under its lease. The
       // device's reply reaches the other instances too, which settle it; without one the lease
       // runs out and another instance's sweep sends again.
       this.log.info(context, 'delivery left to the other instances: this one is stopping');
       if (mode.manual) throw outcome.err;
       return false;
     }
-    let state: DeliveryState;
-    let reason: string | null = null;
+    let result: Settlement;
     if (outcome.kind === 'reply') {
-      reason = (this.kind.interpretReply ?? defaultReply)(outcome.reply, { version: claim.doc.version });
-      state = reason === null ? 'applied' : 'failed';
+      const reason = (this.kind.interpretReply ?? defaultReply)(outcome.reply, {
+        version: claim.doc.version,
+      });
+      result = reason === null ? { state: 'applied' } : { state: 'failed', reason };
     } else {
       const err = outcome.err;
-      if (err instanceof ApiError && err.code === ErrorCode.DEVICE_OFFLINE) state = 'pending';
-      else {
-        state = 'failed';
-        if (err instanceof ApiError && err.detail === NO_REPLY) reason = 'timeout';
-        else reason = (err instanceof ApiError ? err.detail : undefined) ?? (err as Error).message;
-      }
+      if (err instanceof ApiError && err.code === ErrorCode.DEVICE_OFFLINE) result = { state: 'pending' };
+      else if (err instanceof ApiError && err.detail === NO_REPLY)
+        result = { state: 'failed', reason: DELIVERY_TIMEOUT };
+      else
+        result = {
+          state: 'failed',
+          reason: (err instanceof ApiError ? err.detail : undefined) ?? (err as Error).message,
+        };
     }
-    const settled = await this.settle(commandId, state, reason);
+    const settled = await this.settle(commandId, result);
     // Not settled here: another instance settled it first (its outcome counts), or superseded.
     const elsewhere = settled ? null : await this.settledElsewhere(claim.rowId, commandId);
-    if (elsewhere) {
-      state = elsewhere.state as DeliveryState;
-      reason = elsewhere.reason;
-    }
-    if (state === 'applied')
+    if (elsewhere) result = settlementOf(elsewhere);
+    const logged = { ...context, resend: claim.resend === true };
+    if (result.state === 'applied')
       this.log.info(
-        { ...context, recorded: settled !== null, elsewhere: elsewhere !== null },
+        { ...logged, recorded: settled !== null, elsewhere: elsewhere !== null },
         settled || elsewhere ? 'delivery applied by the device' : 'reply to a superseded send ignored',
       );
-    else if (state === 'failed') this.log.warn({ ...context, reason }, 'delivery failed');
+    else if (result.state === 'failed' && settled?.state === 'applied') {
+      const retryAt = nextRetryAt(settled, this.retryAfterMs);
+      this.log.warn(
+        {
+          ...logged,
+          reason: result.reason,
+          retryAt: retryAt === null ? null : new Date(retryAt).toISOString(),
+        },
+        'delivery re-sent, no answer: the device still runs the version it applied',
+      );
+    } else if (result.state === 'failed')
+      this.log.warn({ ...logged, reason: result.reason }, 'delivery failed');
     this.followUp(target);
     if (!mode.manual) return false;
     // Went offline between the check and the send: it goes out at the reconnect.
-    if (state === 'pending') throw new ApiError(ErrorCode.DEVICE_OFFLINE);
-    if (state === 'failed') throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, reason ?? 'refused');
+    if (result.state === 'pending') throw new ApiError(ErrorCode.DEVICE_OFFLINE);
+    if (result.state === 'failed') throw new ApiError(ErrorCode.DEVICE_SEND_FAILED, {}, result.reason);
     return false;
   }
 
@@ -858,27 +1016,31 @@ export class DeliveryService {
   }
 
   /**
-   * Settles the send `commandId` (only while its row is still `sent` with that command) and frees
-   * the target's lease either way. Answers the settled row, null when the send was superseded or
-   * settled already.
+   * Settles the send `commandId` (only while its command is out: the row `sent`, or `applied`
+   * and claimed, with that command) and frees the target's lease either way. Applied: the device
+   * runs the row's version from now. Failed: a re-send of the applied version that got no answer
+   * stays applied with the reason ('timeout'); otherwise failed, the device still running its
+   * `appliedVersion`. Pending: the gateway went offline first (an applied row stays applied).
+   * Answers the settled row, null when the send was superseded or settled already.
    */
-  private async settle(
-    commandId: string,
-    state: DeliveryState,
-    reason: string | null,
-  ): Promise<DeliveryRecord | null> {
+  private async settle(commandId: string, result: Settlement): Promise<DeliveryRecord | null> {
     const dd = deviceDelivery;
     const ofCommand = and(eq(dd.kind, this.kind.name), eq(dd.commandId, commandId));
+    const now = new Date(this.now());
+    const keepsApplied = (otherwise: 'failed' | 'pending') =>
+      sql`CASE WHEN ${dd.state} = 'applied' THEN 'applied' ELSE ${otherwise} END`;
+    const set =
+      result.state === 'applied'
+        ? { state: 'applied', appliedVersion: sql`${dd.version}`, appliedAt: now, reason: null }
+        : result.state === 'pending'
+          ? { state: keepsApplied('pending') }
+          : result.reason === DELIVERY_TIMEOUT
+            ? { state: keepsApplied('failed'), reason: DELIVERY_TIMEOUT }
+            : { state: 'failed', reason: result.reason.slice(0, 500) };
     const [row] = await this.db
       .update(dd)
-      .set({
-        state,
-        reason: reason?.slice(0, 500) ?? null,
-        ...(state === 'pending' ? {} : { settledAt: new Date(this.now()) }),
-        claimedBy: null,
-        leaseUntil: null,
-      })
-      .where(and(ofCommand, eq(dd.state, 'sent')))
+      .set({ ...set, claimedBy: null, leaseUntil: null })
+      .where(and(ofCommand, outstanding))
       .returning();
     if (row) {
       await this.publish([row]);
@@ -897,7 +1059,8 @@ export class DeliveryService {
    */
   private async settledElsewhere(rowId: number, commandId: string): Promise<DeliveryRecord | null> {
     const [row] = await this.db.select().from(deviceDelivery).where(eq(deviceDelivery.id, rowId));
-    if (row?.commandId !== commandId || (row.state !== 'applied' && row.state !== 'failed')) return null;
+    if (row?.commandId !== commandId || row.claimedBy !== null) return null;
+    if (row.state !== 'applied' && row.state !== 'failed') return null;
     await this.publish([row]);
     return row;
   }
@@ -921,12 +1084,16 @@ export class DeliveryService {
           .where(and(eq(deviceDelivery.kind, this.kind.name), eq(deviceDelivery.commandId, reply.id)));
         if (!row) return;
         const context = { kind: this.kind.name, target: row.target, attempt: row.attempt };
-        if (row.state !== 'sent') {
+        if (!isSending(row)) {
           this.log.debug(context, 'delivery reply already settled');
           return;
         }
-        const reason = (this.kind.interpretReply ?? defaultReply)(reply, { version: row.sentVersion });
-        const settled = await this.settle(reply.id, reason === null ? 'applied' : 'failed', reason);
+        // While its command is out the row's version is the one sent (a save moves it to pending).
+        const reason = (this.kind.interpretReply ?? defaultReply)(reply, { version: row.version });
+        const settled = await this.settle(
+          reply.id,
+          reason === null ? { state: 'applied' } : { state: 'failed', reason },
+        );
         if (!settled) {
           this.log.debug(context, 'delivery reply already settled');
           return;
@@ -960,7 +1127,7 @@ export class DeliveryService {
       for (const row of rows) {
         const companyId = companyOf.get(row.siteId);
         if (companyId === undefined) continue;
-        const change = { companyId, message: deliveryMessage(row) };
+        const change = { companyId, message: deliveryMessage(row, this.retryAfterMs) };
         for (const listener of this.listeners) listener(change);
       }
     } catch (err) {

@@ -3,19 +3,28 @@
  * KPIs, today's power curve from the 15-minute rollups, per-site status and the latest alarms.
  *
  * Sign convention (design §4): PCS/battery power + = discharging, − = charging; grid meter
- * power + = import. Today's energy per PCS: the shared daily rule of ./energy.ts
- * ({@link dailyEnergySql}). Active alarms: rows of `alarm` not cleared ({@link activeAlarmsSql}).
+ * power + = import. Which devices provide a site's SOC, power, energy, capacity and rated power:
+ * the contract's site-figure rule (./site-figures.ts; BMS, PCS, meter, PV first, else what the
+ * gateway reports itself). Today's energy from those registers: the shared daily rule of
+ * ./daily-energy.ts ({@link dailyEnergySql}). Active alarms: rows of `alarm` not cleared
+ * ({@link activeAlarmsSql}).
  */
-import type { AlarmRow, DashboardData, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
+import {
+  type AlarmRow,
+  type DashboardData,
+  type FleetOverview,
+  type FleetTimeBase,
+  fleetTimeBase,
+  type PowerCurve,
+  type SiteStatus,
+} from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { type CompanyScope, inScopeSql } from '../access/company-scope';
 import type { Db } from '../core/db/database';
 import { numOrNull, numOrZero, rowsOf } from '../core/db/rows';
 import { activeAlarmsSql } from './active-alarms';
 import { dailyEnergySql } from './daily-energy';
-
-/** Time zone of the fleet-wide "today" (sites keep their own for their daily buckets). */
-export const FLEET_TIMEZONE = 'Asia/Shanghai';
+import { figureSourcesSql, siteCapacityKwhSql, siteRatedPowerKwSql } from './site-figures';
 
 /**
  * The fleet figures of a company scope (sites with online state, SOC, power, today's kWh; the
@@ -24,13 +33,36 @@ export const FLEET_TIMEZONE = 'Asia/Shanghai';
 export class FleetSnapshot {
   constructor(private readonly db: Db) {}
 
-  /** Everything the dashboard shows. */
-  async dashboard(scope: CompanyScope): Promise<DashboardData> {
-    return { ...(await this.snapshot(scope)), powerCurve: await this.powerCurve(scope) };
+  /**
+   * Everything the dashboard shows; `callerZone` (IANA, the browser's) is the time base when the
+   * sites in scope do not share one ({@link timeBase}).
+   */
+  async dashboard(scope: CompanyScope, callerZone?: string): Promise<DashboardData> {
+    const timeBase = await this.timeBase(scope, callerZone);
+    return {
+      ...(await this.snapshot(scope)),
+      timeBase,
+      powerCurve: await this.powerCurve(scope, timeBase.timezone),
+    };
   }
 
-  /** What the live push sends on the `fleet` channel: KPIs, sites and latest alarms (no curve). */
-  async snapshot(scope: CompanyScope): Promise<Omit<DashboardData, 'powerCurve'>> {
+  /**
+   * The time base of the scope's fleet views (contract `fleetTimeBase`): the sites' zone when
+   * they all share one, else `callerZone` (UTC when none).
+   */
+  async timeBase(scope: CompanyScope, callerZone?: string): Promise<FleetTimeBase> {
+    const zones = rowsOf<{ timezone: string }>(
+      await this.db.execute(sql`
+        SELECT DISTINCT timezone FROM site WHERE ${inScopeSql(scope, 'company_id')} LIMIT 2`),
+    );
+    return fleetTimeBase(
+      zones.map((z) => String(z.timezone)),
+      callerZone,
+    );
+  }
+
+  /** What the live push sends on the `fleet` channel: KPIs, sites and latest alarms (no curve, no time base). */
+  async snapshot(scope: CompanyScope): Promise<Omit<DashboardData, 'powerCurve' | 'timeBase'>> {
     const sites = await this.sites(scope);
     return { overview: await this.overview(scope, sites), sites, alarms: await this.alarms(scope) };
   }
@@ -70,8 +102,9 @@ export class FleetSnapshot {
 
   /**
    * One row per site in scope (ordered by id), or only `siteId` when given (none when it is
-   * outside the scope). Today's kWh by {@link dailyEnergySql}; active alarms from `alarm`
-   * ({@link activeAlarmsSql}).
+   * outside the scope). SOC (capacity-weighted), battery and grid power, today's kWh, capacity
+   * and rated power from the devices the site-figure rule names ({@link figureSourcesSql});
+   * today's kWh by {@link dailyEnergySql}; active alarms from `alarm` ({@link activeAlarmsSql}).
    */
   async sites(scope: CompanyScope, siteId?: number): Promise<SiteStatus[]> {
     const result = await this.db.execute(sql`
@@ -85,25 +118,28 @@ export class FleetSnapshot {
                (array_agg(d.offline_reason ORDER BY d.status_changed_at DESC NULLS LAST))[1] AS offline_reason
         FROM device d JOIN s ON s.id = d.site_id WHERE d.gateway_id IS NULL GROUP BY d.site_id
       ),
+      src AS ${figureSourcesSql(sql`SELECT id FROM s`)},
       dev AS (
-        SELECT d.site_id,
-               sum(d.capacity_kwh) FILTER (WHERE d.type = 'bms') AS capacity_kwh,
-               sum(d.rated_power_kw) FILTER (WHERE d.type = 'pcs') AS rated_power_kw,
-               sum((l.points->>'p_kw')::float8) FILTER (WHERE d.type = 'pcs') AS battery_kw,
-               sum((l.points->>'p_kw')::float8) FILTER (WHERE d.type = 'meter') AS grid_kw,
-               sum((l.points->>'soc_pct')::float8 * coalesce(d.capacity_kwh, 1)) FILTER (WHERE d.type = 'bms')
-                 / nullif(sum(coalesce(d.capacity_kwh, 1)) FILTER (WHERE d.type = 'bms' AND l.points ? 'soc_pct'), 0) AS soc
-        FROM device d JOIN s ON s.id = d.site_id LEFT JOIN device_latest l ON l.device_id = d.id
-        GROUP BY d.site_id
+        SELECT src.site_id,
+               sum((l.points->>src.point)::float8) FILTER (WHERE src.figure = 'batteryKw') AS battery_kw,
+               sum((l.points->>src.point)::float8) FILTER (WHERE src.figure = 'gridKw') AS grid_kw,
+               sum((l.points->>src.point)::float8 * coalesce(d.capacity_kwh, 1)) FILTER (WHERE src.figure = 'socPct')
+                 / nullif(sum(coalesce(d.capacity_kwh, 1)) FILTER (WHERE src.figure = 'socPct'), 0) AS soc
+        FROM src JOIN device d ON d.id = src.device_id
+        JOIN device_latest l ON l.device_id = src.device_id AND l.points ? src.point
+        GROUP BY src.site_id
       ),
       energy AS (
-        SELECT d.site_id, e.point, sum(e.kwh) AS kwh
+        SELECT src.site_id, src.figure, sum(e.kwh) AS kwh
         FROM ${dailyEnergySql({
-          devices: sql`SELECT d.id AS device_id, s.timezone FROM device d JOIN s ON s.id = d.site_id WHERE d.type = 'pcs'`,
+          devices: sql`SELECT DISTINCT src.device_id, s.timezone FROM src JOIN s ON s.id = src.site_id
+                       WHERE src.figure IN ('chargeTotalKwh', 'dischargeTotalKwh')`,
           points: ['e_charge_total_kwh', 'e_discharge_total_kwh'],
           from: sql`date_trunc('day', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
-        })} e JOIN device d ON d.id = e.device_id
-        GROUP BY d.site_id, e.point
+        })} e
+        JOIN src ON src.device_id = e.device_id AND src.point = e.point
+             AND src.figure IN ('chargeTotalKwh', 'dischargeTotalKwh')
+        GROUP BY src.site_id, src.figure
       ),
       active AS (
         SELECT x.site_id, count(*)::int AS n
@@ -112,9 +148,10 @@ export class FleetSnapshot {
       SELECT s.id, s.code, s.name, s.company_name,
              coalesce(gw.online, false) AS online, gw.offline_reason,
              (extract(epoch FROM gw.last_seen_at) * 1000)::bigint AS last_seen_at,
-             dev.capacity_kwh, dev.rated_power_kw, dev.battery_kw, dev.grid_kw, dev.soc,
-             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.point = 'e_charge_total_kwh') AS charge_kwh,
-             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.point = 'e_discharge_total_kwh') AS discharge_kwh,
+             ${siteCapacityKwhSql(sql`s.id`)} AS capacity_kwh, ${siteRatedPowerKwSql(sql`s.id`)} AS rated_power_kw,
+             dev.battery_kw, dev.grid_kw, dev.soc,
+             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.figure = 'chargeTotalKwh') AS charge_kwh,
+             (SELECT kwh FROM energy e WHERE e.site_id = s.id AND e.figure = 'dischargeTotalKwh') AS discharge_kwh,
              coalesce(active.n, 0) AS active_alarms
       FROM s LEFT JOIN gw ON gw.site_id = s.id LEFT JOIN dev ON dev.site_id = s.id
       LEFT JOIN active ON active.site_id = s.id
@@ -139,17 +176,21 @@ export class FleetSnapshot {
     }));
   }
 
-  /** Today's 15-minute averages summed over the fleet (FLEET_TIMEZONE day). */
-  async powerCurve(scope: CompanyScope): Promise<PowerCurve> {
+  /**
+   * Today's 15-minute averages summed over the fleet, "today" being the local day of `timezone`
+   * (the fleet's time base, {@link timeBase}) from its midnight: battery, grid and PV
+   * power of each site from the devices the site-figure rule names ({@link figureSourcesSql}).
+   */
+  async powerCurve(scope: CompanyScope, timezone: string): Promise<PowerCurve> {
     const result = await this.db.execute(sql`
       SELECT (extract(epoch FROM r.bucket_start) * 1000)::bigint AS ts,
-             sum(r.sum / r.n) FILTER (WHERE d.type = 'pcs') AS battery,
-             sum(r.sum / r.n) FILTER (WHERE d.type = 'meter') AS grid,
-             sum(r.sum / r.n) FILTER (WHERE d.type = 'pv') AS pv
-      FROM telemetry_rollup r JOIN device d ON d.id = r.device_id
-      WHERE r.bucket_s = 900 AND r.point = 'p_kw' AND d.type IN ('pcs', 'meter', 'pv')
-        AND ${inScopeSql(scope, 'd.company_id')}
-        AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${FLEET_TIMEZONE}) AT TIME ZONE ${FLEET_TIMEZONE}
+             sum(r.sum / r.n) FILTER (WHERE src.figure = 'batteryKw') AS battery,
+             sum(r.sum / r.n) FILTER (WHERE src.figure = 'gridKw') AS grid,
+             sum(r.sum / r.n) FILTER (WHERE src.figure = 'pvKw') AS pv
+      FROM ${figureSourcesSql(sql`SELECT id FROM site WHERE ${inScopeSql(scope, 'company_id')}`, ['batteryKw', 'gridKw', 'pvKw'])} src
+      JOIN telemetry_rollup r ON r.device_id = src.device_id AND r.point = src.point
+      WHERE r.bucket_s = 900
+        AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${timezone}) AT TIME ZONE ${timezone}
       GROUP BY r.bucket_start ORDER BY r.bucket_start`);
     const rows = rowsOf<Record<string, unknown>>(result);
     const curve: PowerCurve = { ts: [], batteryKw: [], gridKw: [], pvKw: [], loadKw: [] };

@@ -14,6 +14,12 @@
  * alone; a message refused again on its own is stored in `device_dead_letter` with the error,
  * counted in `deadLettered` and acknowledged like the others (it is settled), and everything
  * else is stored. Only failures of the database itself (connection, timeout, …) are retried.
+ *
+ * A gateway's past (`acceptHistory`: the demo fleet's history, demo/demo-history.ts) takes the
+ * same path — validation, SN mapping, batches, rows, rollups, latest values, alarm events and
+ * lifecycle — minus what only a live message means: it may be older than the backfill window,
+ * it is no sign of life (no heartbeat, no last-seen, no time sync), it is not pushed live, and the
+ * alarms it raises are history, not news (not mailed: telemetry-store.ts).
  */
 import {
   type EventPayload,
@@ -68,6 +74,8 @@ export interface IngestHooks {
 interface Pending {
   rows: (TelemetryRow & { siteId: number })[];
   events: EventRow[];
+  /** A message of the gateway's past (`acceptHistory`). */
+  history: boolean;
   gatewayId: number;
   receivedAt: number;
   /** Where it came from and what it said, for a dead letter. */
@@ -77,7 +85,10 @@ interface Pending {
   done: () => void;
 }
 
-type PendingBody = Omit<Pending, 'gatewayId' | 'receivedAt' | 'gateway' | 'kind' | 'body' | 'done'>;
+type PendingBody = Omit<
+  Pending,
+  'history' | 'gatewayId' | 'receivedAt' | 'gateway' | 'kind' | 'body' | 'done'
+>;
 
 export interface IngestOptions {
   /** Longest wait before a batch is written (ms). */
@@ -86,6 +97,8 @@ export interface IngestOptions {
   maxBatchRows?: number;
   /** Rows queued before `accept()` starts waiting (back-pressure). */
   maxQueuedRows?: number;
+  /** The clock (UTC ms) of the backfill window and clock-skew rules and of receive times; tests inject one. */
+  now?: () => number;
 }
 
 export class IngestPipeline {
@@ -115,6 +128,7 @@ export class IngestPipeline {
   private readonly flushIntervalMs: number;
   private readonly maxBatchRows: number;
   private readonly maxQueuedRows: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly db: Db,
@@ -126,13 +140,32 @@ export class IngestPipeline {
     this.flushIntervalMs = options.flushIntervalMs ?? 50;
     this.maxBatchRows = options.maxBatchRows ?? 2000;
     this.maxQueuedRows = options.maxQueuedRows ?? 50_000;
+    this.now = options.now ?? Date.now;
   }
 
   /**
    * Takes one telemetry or event message from gateway `sn`. Resolves when it is stored or
    * dropped (malformed, unknown, too old); never rejects.
    */
-  async accept(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void> {
+  accept(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void> {
+    return this.take(sn, kind, payload, false);
+  }
+
+  /**
+   * Takes one message of gateway `sn`'s past (see the module comment): stored like `accept`'s,
+   * at any age (a future time beyond the clock-skew allowance is dropped, counted in
+   * `clockSkew`). Resolves when it is stored or dropped; never rejects.
+   */
+  acceptHistory(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void> {
+    return this.take(sn, kind, payload, true);
+  }
+
+  private async take(
+    sn: string,
+    kind: 'telemetry' | 'event',
+    payload: Buffer,
+    history: boolean,
+  ): Promise<void> {
     this.stats.messages++;
     const gateway = await this.directory.lookup(sn);
     if (!gateway?.isGateway) {
@@ -146,11 +179,11 @@ export class IngestPipeline {
       this.log.warn({ sn, kind, bytes: payload.length }, 'malformed device message dropped');
       return;
     }
-    this.hooks.onSeen?.(gateway);
+    if (!history) this.hooks.onSeen?.(gateway);
     const pending =
       parsed.kind === 'telemetry'
-        ? this.telemetryRows(gateway, parsed.body)
-        : this.eventRows(gateway, parsed.body);
+        ? this.telemetryRows(gateway, parsed.body, history)
+        : this.eventRows(gateway, parsed.body, history);
     if (!pending) return;
     while (this.queuedRows >= this.maxQueuedRows && !this.closed) {
       await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
@@ -158,8 +191,9 @@ export class IngestPipeline {
     await new Promise<void>((done) => {
       this.queue.push({
         ...pending,
+        history,
         gatewayId: gateway.deviceId,
-        receivedAt: Date.now(),
+        receivedAt: this.now(),
         gateway,
         kind: parsed.kind,
         body: parsed.body,
@@ -227,9 +261,17 @@ export class IngestPipeline {
     return r.success ? { kind, body: r.data } : undefined;
   }
 
-  /** Device time made safe: future → receive time (and a time sync); too old → undefined. */
-  private acceptTs(gateway: DirectoryEntry, ts: number): number | undefined {
-    const now = Date.now();
+  /**
+   * Device time made safe: future → receive time (and a time sync); too old → undefined. Of the
+   * past (`history`): any age; future → undefined.
+   */
+  private acceptTs(gateway: DirectoryEntry, ts: number, history: boolean): number | undefined {
+    const now = this.now();
+    if (history) {
+      if (ts <= now + MAX_CLOCK_SKEW_MS) return ts;
+      this.stats.clockSkew++;
+      return undefined;
+    }
     if (ts > now + MAX_CLOCK_SKEW_MS) {
       this.stats.clockSkew++;
       this.hooks.onClockSkew?.(gateway);
@@ -251,8 +293,12 @@ export class IngestPipeline {
     return d;
   }
 
-  private telemetryRows(gateway: DirectoryEntry, body: TelemetryPayload): PendingBody | undefined {
-    const ts = this.acceptTs(gateway, body.ts);
+  private telemetryRows(
+    gateway: DirectoryEntry,
+    body: TelemetryPayload,
+    history: boolean,
+  ): PendingBody | undefined {
+    const ts = this.acceptTs(gateway, body.ts, history);
     if (ts === undefined) return undefined;
     const rows: Pending['rows'] = [];
     for (const entry of body.devices) {
@@ -270,8 +316,8 @@ export class IngestPipeline {
     return { rows, events: [] };
   }
 
-  private eventRows(gateway: DirectoryEntry, body: EventPayload): PendingBody | undefined {
-    const ts = this.acceptTs(gateway, body.ts);
+  private eventRows(gateway: DirectoryEntry, body: EventPayload, history: boolean): PendingBody | undefined {
+    const ts = this.acceptTs(gateway, body.ts, history);
     if (ts === undefined) return undefined;
     const events: EventRow[] = [];
     body.events.forEach((e, index) => {
@@ -290,6 +336,7 @@ export class IngestPipeline {
         level: e.level,
         content: e.content,
         value: e.value ?? null,
+        ...(history ? { history } : {}),
       });
     });
     return { rows: [], events };
@@ -353,11 +400,23 @@ export class IngestPipeline {
    */
   private async write(batch: Pending[]): Promise<unknown> {
     const unique = new Map<string, Pending['rows'][number]>();
-    for (const p of batch) for (const r of p.rows) unique.set(`${r.deviceId}/${r.ts}`, r);
+    const liveKeys = new Set<string>();
+    for (const p of batch) {
+      for (const r of p.rows) {
+        const key = `${r.deviceId}/${r.ts}`;
+        unique.set(key, r);
+        if (!p.history) liveKeys.add(key);
+      }
+    }
     const rows = [...unique.values()];
+    // what is pushed live: rows and events of live messages only
+    const liveRows =
+      liveKeys.size === unique.size ? rows : rows.filter((r) => liveKeys.has(`${r.deviceId}/${r.ts}`));
     const events = batch.flatMap((p) => p.events);
     const seen = new Map<number, number>();
-    for (const p of batch) seen.set(p.gatewayId, Math.max(seen.get(p.gatewayId) ?? 0, p.receivedAt));
+    for (const p of batch) {
+      if (!p.history) seen.set(p.gatewayId, Math.max(seen.get(p.gatewayId) ?? 0, p.receivedAt));
+    }
 
     for (let attempt = 0; ; attempt++) {
       try {
@@ -367,8 +426,9 @@ export class IngestPipeline {
         this.stats.duplicateRows += batch.reduce((n, p) => n + p.rows.length, 0) - result.insertedRows;
         this.stats.points += rows.reduce((n, r) => n + Object.keys(r.points).length, 0);
         this.stats.events += result.events.length;
-        if (result.insertedRows > 0) this.hooks.onStored?.(rows);
-        if (result.events.length > 0) this.hooks.onEvents?.(result.events);
+        if (result.insertedRows > 0 && liveRows.length > 0) this.hooks.onStored?.(liveRows);
+        const liveEvents = result.events.filter((e) => !e.history);
+        if (liveEvents.length > 0) this.hooks.onEvents?.(liveEvents);
         return undefined;
       } catch (err) {
         if (isDataError(err)) {

@@ -9,7 +9,9 @@
  *    rollups exact;
  * 3. `device_latest` merged per device (newer values win, older ones only fill gaps);
  * 4. alarm events (idempotent on gateway + message id + index) and the alarms they raise or
- *    clear (alarm-lifecycle.ts);
+ *    clear (alarm-lifecycle.ts); an alarm raised by an event of a gateway's past (`history`,
+ *    ingest.ts `acceptHistory`) is not news: it is stored as already notified (`notify_state`
+ *    done), so alarm mail (jobs/alarm-mail.ts) leaves it alone;
  * 5. gateways' `last_seen_at`.
  *
  * A message the database refuses for a reason in its data is kept apart by the ingest
@@ -23,9 +25,16 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
 import { deviceDeadLetter } from '../core/db/schema';
-import { applyAlarmEvents, type EventRow, type StoredEvent } from './alarm-lifecycle';
+import {
+  applyAlarmEvents,
+  type StoredEvent as LifecycleEvent,
+  type EventRow as LifecycleEventRow,
+} from './alarm-lifecycle';
 
-export type { EventRow, StoredEvent } from './alarm-lifecycle';
+/** An alarm event to store; `history`: from a gateway's past (module comment, step 4). */
+export type EventRow = LifecycleEventRow & { history?: true };
+/** An event once stored, with its id. */
+export type StoredEvent = LifecycleEvent & { history?: true };
 
 import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
 
@@ -127,6 +136,13 @@ export async function storeBatch(
         return id === undefined ? [] : [{ ...e, id }];
       });
       if (stored.length > 0) await applyAlarmEvents(tx, stored);
+      const past = stored.filter((e) => e.history).map((e) => e.id);
+      if (past.length > 0) {
+        await tx.execute(sql`
+          UPDATE alarm SET notify_state = 'done'
+          WHERE notify_state = 'pending'
+            AND produce_event_id IN (SELECT x::int FROM jsonb_array_elements_text(${JSON.stringify(past)}::jsonb) AS x)`);
+      }
     }
 
     if (seenGateways.size > 0) {

@@ -2,16 +2,19 @@
  * Delivery of ToU schemes to the sites' EMS (docs/device-protocol.md
  * `set_tou_plan`): the 'tou' kind of the desired-state delivery (delivery.ts). Per site that
  * runs a scheme one `device_delivery` row (kind 'tou', target `site:<id>`, desired `{schemeId}`
- * at the scheme's version) says which scheme and version the site should run and how its
- * delivery went: pending → sent → applied / failed (reason: the EMS's refusal, 'timeout', or the
- * send error), exactly as delivery.ts describes.
+ * at the scheme's version) says which scheme and version the site should run, which version of
+ * it the EMS is known to run (confirmed, with the time), and how the delivery went: pending →
+ * sent → applied / failed (reason: the EMS's refusal, 'timeout', or the send error), exactly as
+ * delivery.ts describes — a re-send of the applied version that gets no answer leaves it
+ * applied ("re-sent, no answer") and is retried.
  *
  * Sends happen when a scheme the site runs is saved, when sites are assigned, when the site's
  * time zone changes (part of the params), on the `push` call (which waits for the reply),
  * whenever the site's gateway comes online or announces itself online again (the scheme is sent
  * even when it was applied: an EMS that lost it — the demo fleet keeps it in memory — gets it
- * back; once across instances, and not by an instance merely starting beside others), and at
- * start for every row not applied. The claim reads the site's scheme and time
+ * back; once across instances, and not by an instance merely starting beside others), at
+ * start for every row not applied, and as retries of a send the EMS did not answer (1, 5, 15 and
+ * 60 min after the request it answered, while the gateway is online). The claim reads the site's scheme and time
  * zone with share locks on both, so a save or an assignment either comes before the send (and is
  * what goes out) or after it (and moves the row back to pending, which the send's reply then
  * leaves alone). modules/tou/tou-service.ts writes the rows of assignments and saves.
@@ -32,6 +35,7 @@ import {
   type DeliveryPublisher,
   DeliveryService,
   type DeliveryTarget,
+  deliveryMessage,
   siteGateway,
 } from './delivery';
 import type { DeviceService } from './device-service';
@@ -128,7 +132,7 @@ export class TouPushService {
    * waits for the EMS's reply; answers the row. Errors: 3036 (checked by the caller), 3060 the
    * site runs no scheme, 3033 no gateway or it never connected, 3034 gateway offline (the row is
    * left as it was and goes out at the reconnect), 3035 the send failed, was refused or timed
-   * out (the row says why).
+   * out (the row says why; a re-send of the applied version that timed out leaves it applied).
    */
   async pushNow(siteId: number): Promise<TouPushRow> {
     await this.delivery.sendNow(touTarget(siteId));
@@ -144,6 +148,7 @@ export class TouPushService {
       .select({
         siteId: site.id,
         siteName: site.name,
+        timezone: site.timezone,
         currentVersion: touScheme.version,
         push: deviceDelivery,
       })
@@ -155,20 +160,25 @@ export class TouPushService {
     const gateways = await this.gatewaysOf(rows.map((r) => r.siteId));
     return rows.map((r) => {
       const gateway = siteGateway(gateways.filter((g) => g.siteId === r.siteId));
-      const iso = (d: Date | null | undefined) => d?.toISOString() ?? null;
-      const state = (r.push?.state ?? 'pending') as TouPushState;
+      const message = r.push ? deliveryMessage(r.push, this.delivery.retryAfterMs) : null;
+      const state = (message?.state ?? 'pending') as TouPushState;
+      const schemeVersion = message?.version ?? r.currentVersion;
       return {
         siteId: r.siteId,
         siteName: r.siteName,
+        timezone: r.timezone,
         gatewaySn: gateway?.sn ?? null,
         gatewayOnline: gateway ? this.isOnline(gateway) : false,
-        schemeVersion: r.push?.version ?? r.currentVersion,
-        pushedVersion: r.push?.sentVersion ?? null,
+        schemeVersion,
+        pushedVersion: state === 'pending' ? null : schemeVersion,
         state,
-        reason: r.push?.reason ?? null,
-        requestedAt: iso(r.push?.requestedAt),
-        sentAt: iso(r.push?.sentAt),
-        appliedAt: state === 'applied' ? iso(r.push?.settledAt) : null,
+        appliedVersion: message?.appliedVersion ?? null,
+        appliedAt: message?.appliedAt ?? null,
+        sending: message?.sending ?? false,
+        reason: message?.reason ?? null,
+        retryAt: message?.retryAt ?? null,
+        requestedAt: message?.requestedAt ?? null,
+        sentAt: message?.sentAt ?? null,
       };
     });
   }

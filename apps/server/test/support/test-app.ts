@@ -79,10 +79,11 @@ function pgliteTemplate(): Promise<string> {
 /**
  * What of the app a test runs besides the API (defaults: none of it): the device side (true, or
  * overrides such as `{ mqttPort: 0, mqttHost: '127.0.0.1' }`), the scheduler's timer, the demo
- * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start); and a logger (default none), e.g.
- * `{ level: 'error', stream }` to read what the server logs.
+ * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start); a logger (default none), e.g.
+ * `{ level: 'error', stream }` to read what the server logs; the ToU delivery's options (clock,
+ * retries).
  */
-export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo' | 'logger'>;
+export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo' | 'logger' | 'delivery'>;
 
 /** Builds a migrated, seeded server on a fresh database of `engine`. */
 export async function createTestApp(
@@ -145,6 +146,7 @@ export async function createTestApp(
       devices: options.devices ?? false,
       scheduler: options.scheduler ?? false,
       demo: options.demo ?? false,
+      delivery: options.delivery,
     });
     await app.ready();
     return {

@@ -210,3 +210,26 @@ export const PROFILES: Record<ProfileId, EquipmentProfile> = {
 export function nominalEnergyKwh(p: EquipmentProfile): number {
   return (p.seriesCells * p.parallelCells * p.cellCapacityAh * p.cellNominalV) / 1000;
 }
+
+/**
+ * The profile of `units` identical systems side by side behind one EMS and meter, reported as
+ * one (a C&I site with two or three 215 kWh cabinets): cells in parallel, PCS power, enclosure
+ * and air conditioning scale with `units`; cell voltages, limits and efficiency do not. `units`
+ * 1 answers `p` itself.
+ */
+export function scaledProfile(p: EquipmentProfile, units: number): EquipmentProfile {
+  if (units === 1) return p;
+  if (!Number.isInteger(units) || units < 1)
+    throw new RangeError(`units must be a positive integer, got ${units}`);
+  return {
+    ...p,
+    parallelCells: p.parallelCells * units,
+    ratedPowerKw: p.ratedPowerKw * units,
+    maxPowerKw: p.maxPowerKw * units,
+    enclosureHeatCapacityJPerK: p.enclosureHeatCapacityJPerK * units,
+    enclosureUaWPerK: p.enclosureUaWPerK * units,
+    enclosureBaseHeatW: p.enclosureBaseHeatW * units,
+    acCoolingKw: p.acCoolingKw * units,
+    acHeatingKw: p.acHeatingKw * units,
+  };
+}

@@ -17,6 +17,17 @@ export function hash32(text: string): number {
   return h >>> 0;
 }
 
+/** MurmurHash3's 32-bit finaliser: a bijection that spreads every input bit over the output. */
+function fmix32(x: number): number {
+  let h = x | 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /** A seed derived from a fleet seed and a label, e.g. `deriveSeed(1, 'SHC001/cells')`. */
 export function deriveSeed(seed: number, label: string): number {
   return (hash32(`${seed}|${label}`) ^ Math.imul(seed | 0, 0x9e3779b1)) >>> 0;
@@ -30,8 +41,13 @@ export class Rng {
     this.gen = gen;
   }
 
+  /**
+   * A generator from a 32-bit seed. The seed is first scrambled (MurmurHash3's 32-bit
+   * finaliser): xoroshiro128+ seeded with nearby values starts with nearly equal outputs, and
+   * seeds derived from consecutive labels (`day/20680`, `day/20681`) are nearby.
+   */
   static fromSeed(seed: number): Rng {
-    return new Rng(xoroshiro128plus(seed | 0));
+    return new Rng(xoroshiro128plus(fmix32(seed)));
   }
 
   static fromState(state: readonly number[]): Rng {

@@ -23,18 +23,30 @@
  *   window, derated below 10 °C and above 45 °C, and 0 in the direction of an active fault
  *   (cell over/under-voltage, SOC high/low, over-temperature, voltage difference).
  * - EMS: the period in force — of the ToU scheme pushed by the server (`set_tou_plan`), else of
- *   the built-in default plan — gives a setpoint (schedule.ts); it respects the PCS rating and
- *   the BMS limits, never steps the SOC past the window, and (anti-backflow, C&I and household)
- *   never discharges more than the site consumes.
+ *   the site's built-in strategy (the default plan, a regional tariff, night charging, or
+ *   self-consumption; schedule.ts) — gives a setpoint; it respects the PCS rating (derated when
+ *   the IGBTs run hot) and the BMS limits, never steps the SOC past the window, and
+ *   (anti-backflow, C&I and household) never discharges more than the site consumes.
  * - Thermal: cells heat by I²R and exchange heat with the cabinet air; the cabinet exchanges
  *   heat with the outside and with the air conditioner (cooling above `cooling_start_c`,
  *   heating below `heating_start_c`, 3 K hysteresis). Linear first-order parts are integrated
  *   exactly (exponential), so any step length is stable.
  * - PCS AC side: three-phase voltages around the nominal phase voltage with slow drift and a
  *   fixed unbalance, I = S/(3·U) per phase (single-phase: I = S/U), small reactive power,
- *   frequency 50 Hz with mean-reverting noise, IGBT temperature rising with (P/P_rated)².
- * - Site: load from the BDEW profile (load.ts) plus the air conditioner's consumption, PV from
- *   the clear-sky model (solar.ts) times a daily cloudiness, grid P = load − PV − P_pcs.
+ *   frequency 50 Hz with mean-reverting noise. The PCS compartment is cooled with outside air:
+ *   IGBT temperature = outdoor air + 12 K + the rated rise × (P/P_rated)² (first order, τ = 5 min).
+ *   Like an inverter, the PCS derates its power so that, with healthy cooling, its IGBTs settle at
+ *   88 °C at most (between the 85 °C warning and the 95 °C trip): a full-power discharge on a hot
+ *   afternoon raises the over-temperature warning once, cleared when the IGBTs cool below 80 °C.
+ * - Site: load from the BDEW profile (load.ts), a share of it drawn evenly round the clock
+ *   (`baseLoadShare`: process load of a data centre or cold store), plus the air conditioner's
+ *   consumption; PV from the clear-sky model (solar.ts) times the day's cloudiness of the place
+ *   (weather.ts `dayWeather`); grid P = load − PV − P_pcs.
+ * - Cell drift: now and then one cell drifts away from the others, its capacity fading by
+ *   1.2–2 % per 6 h of use below 60 % SOC (at most 15 %), until a service visit after 5–9 days
+ *   (the cabinet door opens) replaces it. The weak cell's voltage runs ahead at the end of each charge: the BMS taper
+ *   ends the charge early, and from a fade of about 7 % on the cell voltage difference passes
+ *   the 200 mV warning there and falls back once the discharge begins.
  * - Registers (PCS charge/discharge, meter import/export, PV) integrate power and only grow.
  * - Alarms: alarms.ts, evaluated after each step on the new values.
  */
@@ -49,12 +61,26 @@ import {
 } from './alarms';
 import { type BdewProfile, profileLoadKw } from './load';
 import { lfpOcv, resistanceTempFactor } from './ocv';
-import { type EquipmentProfile, nominalEnergyKwh, PROFILES, type ProfileId } from './profiles';
+import { type EquipmentProfile, nominalEnergyKwh, PROFILES, type ProfileId, scaledProfile } from './profiles';
 import { deriveSeed, ouStep, Rng } from './random';
-import { defaultDailyPlan, periodInForce, periodSetpointKw } from './schedule';
+import {
+  builtInPlans,
+  periodInForce,
+  periodSetpointKw,
+  type SiteStrategy,
+  selfConsumptionSetpointKw,
+} from './schedule';
 import { pvPowerKw } from './solar';
 import { localTime } from './time';
-import { type Climate, dailyCycleK, indoorRhPct, outdoorRhPct, seasonalMeanC } from './weather';
+import {
+  type Climate,
+  dailyCycleK,
+  dayWeather,
+  heatShape,
+  indoorRhPct,
+  outdoorRhPct,
+  seasonalMeanC,
+} from './weather';
 
 /** What the model needs to know about a site (a subset of the fleet's site record). */
 export interface SiteSpec {
@@ -71,6 +97,14 @@ export interface SiteSpec {
   climate: Climate;
   /** The EMS never discharges into the grid (anti-backflow). Default true except for containers. */
   antiBackflow?: boolean;
+  /** Identical systems side by side behind one EMS and meter (profiles.ts `scaledProfile`); default 1. */
+  units?: number;
+  /** Share (0–1) of the annual consumption drawn evenly round the clock, the rest by the BDEW profile; default 0. */
+  baseLoadShare?: number;
+  /** The place whose weather the site shares (a city code, weather.ts `dayWeather`); default the site code. */
+  weatherKey?: string;
+  /** What the EMS runs until a ToU scheme is pushed (schedule.ts); default the default plan. */
+  strategy?: SiteStrategy;
 }
 
 /** Faults that `injectFault` can provoke (tests, demos). */
@@ -123,11 +157,20 @@ export interface SiteParams {
   loadNoise: number;
   /** Probability per day of a maintenance visit that opens the door. */
   doorVisitChance: number;
+  /** Probability per day that a cell starts drifting (while none does). */
+  driftChance: number;
+  /** Seed of the weather of the site's place (weather.ts `dayWeather`). */
+  placeSeed: number;
+  /** Seed of the site's own daily draws (door, drift), with the local day: the same whenever the run began. */
+  daySeed: number;
   /** Fixed relative unbalance of the three phase voltages. */
   phaseUnbalance: [number, number, number];
   antiBackflow: boolean;
-  /** The EMS's built-in plan, run until a ToU scheme arrives (schedule.ts). */
-  defaultPlan: DailyPlan;
+  /**
+   * The EMS's built-in daily plan of each local month (index 0 = January), run until a ToU
+   * scheme arrives; null: self-consumption (schedule.ts).
+   */
+  builtInPlans: DailyPlan[] | null;
 }
 
 /** Energy registers, kWh; they only grow. */
@@ -171,8 +214,21 @@ export interface SiteState {
     q: number;
     ins: number;
   };
-  /** Draws made once per local day. */
-  day: { index: number; clearness: number; doorFromMin: number; doorToMin: number };
+  /** Draws made once per local day: the place's weather, the door's opening (minutes of the day). */
+  day: {
+    index: number;
+    clearness: number;
+    anomalyK: number;
+    heatK: number;
+    doorFromMin: number;
+    doorToMin: number;
+  };
+  /**
+   * A cell (0-based) whose capacity has faded by `fadePct` % (at most 15) since local day
+   * `fromDay`, growing by `pctPerDay` per 6 h the pack spends below 60 % SOC, until the service
+   * visit on day `toDay`; null: none drifts.
+   */
+  drift: { cell: number; fromDay: number; toDay: number; pctPerDay: number; fadePct: number } | null;
   /** Last PCS power, kW (+ discharging). */
   pKw: number;
 }
@@ -221,13 +277,44 @@ export interface CreateSiteOptions {
   /** The BDEW profile table for the site's load (G25 for C&I and containers, H25 for households). */
   load: BdewProfile;
   initialSocPct?: number;
+  /** Register readings to continue from, kWh (a restart: what the server last stored). */
+  registers?: Partial<Registers>;
+  /** Alarms still active (`code/level` keys, alarms.ts `alarmKey`): cleared once their condition is gone. */
+  alarms?: readonly string[];
 }
+
+/** IGBT temperature over the outside air at no load, K (the PCS compartment's fans). */
+const IGBT_OVER_AIR_K = 12;
+/** The PCS limits its power so that its IGBTs settle at this temperature at most, °C. */
+const PCS_DERATE_C = 88;
 
 /** Cell taper targets of the BMS (V): well inside the 2.5 / 3.65 V hard limits. */
 export const TAPER_CHARGE_V = 3.55;
 export const TAPER_DISCHARGE_V = 2.9;
 
 const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+const decays = new WeakMap<SiteParams, { dtS: number; f: Float64Array }>();
+
+/**
+ * exp(−Δt·g_i/C) of each cell over a step of `dtS` (its thermal relaxation towards the cabinet
+ * air), remembered per site for the last step length (a memo: the same for every step).
+ */
+function cellDecay(params: SiteParams, dtS: number, gCell: number, cellC: number): Float64Array {
+  const memo = decays.get(params);
+  if (memo?.dtS === dtS) return memo.f;
+  const f = Float64Array.from(params.cellCondFactor, (c) => Math.exp((-dtS * gCell * c) / cellC));
+  decays.set(params, { dtS, f });
+  return f;
+}
+
+/** `values` rounded to `digits`, as a plain array (a loop: `Array.from` with a map is slow on typed arrays). */
+function roundAll(values: Float64Array, digits: number): number[] {
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = round(values[i]!, digits);
+  return out;
+}
+/** A plan without periods: the EMS idles (only where a built-in plan is missing). */
+const EMPTY_PLAN: DailyPlan = { key: 0, name: 'none', periods: [] };
 const POW10 = [1, 10, 100, 1000, 10000];
 const round = (x: number, digits: number) => {
   const f = POW10[digits]!;
@@ -237,7 +324,7 @@ const round = (x: number, digits: number) => {
 
 /** Creates the state of a site at `startTimeMs`; deterministic in `seed` and `spec.siteCode`. */
 export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
-  const profile = PROFILES[spec.profile];
+  const profile = scaledProfile(PROFILES[spec.profile], spec.units ?? 1);
   const r = Rng.fromSeed(deriveSeed(opts.seed, `${spec.siteCode}/params`));
   const n = profile.seriesCells;
   const sohPct = round(r.range(95.5, 99.5), 1);
@@ -270,9 +357,12 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     rules: alarmRules(profile),
     loadNoise: household ? 0.25 : 0.05,
     doorVisitChance: household ? 0.05 : 0.15,
+    driftChance: household ? 0.005 : 0.02,
+    placeSeed: deriveSeed(opts.seed, `place/${spec.weatherKey ?? spec.siteCode}`),
+    daySeed: deriveSeed(opts.seed, `${spec.siteCode}/days`),
     phaseUnbalance: [0.004 * r.normal(), 0.004 * r.normal(), 0.004 * r.normal()],
     antiBackflow: spec.antiBackflow ?? spec.profile !== 'container_5mwh',
-    defaultPlan: defaultDailyPlan(profile.ratedPowerKw, profile.socFloorPct, profile.socCeilingPct),
+    builtInPlans: builtInPlans(spec.strategy, profile),
   };
 
   const lt = localTime(spec.timezone, opts.startTimeMs);
@@ -297,16 +387,18 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     heatingStartC: 10,
     touPlan: null,
     faults: [],
-    alarms: [],
+    alarms: [...(opts.alarms ?? [])].sort(),
     registers: {
       pcsChargeKwh: round(discharged / eff / eff, 1),
       pcsDischargeKwh: round(discharged, 1),
       importKwh: round(spec.annualLoadKwh * years * 0.8, 1),
       exportKwh: round(spec.pvKwp * years * 60, 1),
       pvKwh: round(spec.pvKwp * years * 1100, 1),
+      ...opts.registers,
     },
-    noise: { weatherK: 2 * r.normal(), rh: 0, load: 0, cloud: 0, freq: 0, volt: 0, q: 0, ins: 0 },
-    day: { index: -1, clearness: 1, doorFromMin: -1, doorToMin: -1 },
+    noise: { weatherK: 0.7 * r.normal(), rh: 0, load: 0, cloud: 0, freq: 0, volt: 0, q: 0, ins: 0 },
+    day: { index: -1, clearness: 1, anomalyK: 0, heatK: 0, doorFromMin: -1, doorToMin: -1 },
+    drift: null,
     pKw: 0,
   };
 }
@@ -347,16 +439,45 @@ export function setAcThresholds(
   };
 }
 
-function drawDay(rng: Rng, params: SiteParams, index: number): SiteState['day'] {
-  const u = rng.float();
-  const clearness = u < 0.55 ? rng.range(0.85, 1) : u < 0.8 ? rng.range(0.5, 0.85) : rng.range(0.15, 0.5);
+/**
+ * The draws of local day `index`: the place's weather, whether a cell starts drifting (or the
+ * drift's service visit is due) and when the door opens — a routine visit by chance, the
+ * service visit on the drift's last day.
+ */
+function drawDay(
+  params: SiteParams,
+  index: number,
+  dayOfYear: number,
+  drift: SiteState['drift'],
+): { day: SiteState['day']; drift: SiteState['drift'] } {
+  const weather = dayWeather(params.placeSeed, index, seasonalMeanC(params.spec.climate, dayOfYear));
+  const rng = Rng.fromSeed(deriveSeed(params.daySeed, `${index}`));
+  let next = drift && index > drift.toDay ? null : drift;
+  if (!next && rng.chance(params.driftChance)) {
+    next = {
+      cell: rng.int(0, params.profile.seriesCells - 1),
+      fromDay: index,
+      toDay: index + rng.int(5, 9),
+      pctPerDay: rng.range(1.2, 2),
+      fadePct: 0,
+    };
+  }
   let doorFromMin = -1;
   let doorToMin = -1;
-  if (rng.chance(params.doorVisitChance)) {
+  if (next?.toDay === index) {
+    doorFromMin = rng.int(9 * 60, 15 * 60);
+    doorToMin = doorFromMin + rng.int(20, 60);
+  } else if (rng.chance(params.doorVisitChance)) {
     doorFromMin = rng.int(9 * 60, 16 * 60);
     doorToMin = doorFromMin + rng.int(5, 30);
   }
-  return { index, clearness, doorFromMin, doorToMin };
+  return { day: { index, ...weather, doorFromMin, doorToMin }, drift: next };
+}
+
+/** The drift cell's capacity factor (1 − fade) on local day `day` at `minuteOfDay`; 1 once replaced. */
+function driftFactor(drift: SiteState['drift'], day: SiteState['day'], minuteOfDay: number): number {
+  if (!drift || (day.index === drift.toDay && minuteOfDay >= day.doorToMin)) return 1;
+  return 1 - drift.fadePct / 100;
 }
 
 /**
@@ -379,15 +500,25 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   // the step is that of the quarter hour it starts in; PV is taken at the step's midpoint
   const startMs = simTimeMs - dtS * 1000;
   const lt0 = localTime(spec.timezone, startMs);
-  const day = state.day.index === lt.dayIndex ? state.day : drawDay(rng, params, lt.dayIndex);
+  const drawn =
+    state.day.index === lt.dayIndex
+      ? { day: state.day, drift: state.drift }
+      : drawDay(params, lt.dayIndex, lt.dayOfYear, state.drift);
+  const day = drawn.day;
+  const drift = drawn.drift;
 
   // ---- weather, load, PV ----
-  noise.weatherK = ouStep(rng, noise.weatherK, dtS, 2 * 86_400, 2);
+  noise.weatherK = ouStep(rng, noise.weatherK, dtS, 2 * 86_400, 0.7);
   noise.rh = ouStep(rng, noise.rh, dtS, 6 * 3600, 6);
   noise.load = ouStep(rng, noise.load, dtS, 900, params.loadNoise);
   noise.cloud = ouStep(rng, noise.cloud, dtS, 1200, 0.08);
   const dailyK = dailyCycleK(spec.climate, lt.minuteOfDay);
-  const ambientC = seasonalMeanC(spec.climate, lt.dayOfYear) + dailyK + noise.weatherK;
+  const ambientC =
+    seasonalMeanC(spec.climate, lt.dayOfYear) +
+    dailyK +
+    day.anomalyK +
+    day.heatK * heatShape(lt.minuteOfDay) +
+    noise.weatherK;
   const rhOut = outdoorRhPct(spec.climate, dailyK, noise.rh);
   const clearness = clamp(day.clearness + noise.cloud, 0.05, 1);
   const pvKw = pvPowerKw(spec.pvKwp, startMs + dtS * 500, spec.latitude, spec.longitude, clearness);
@@ -403,20 +534,56 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   }
   const acHeatW = acState === 1 ? -pr.acCoolingKw * 1000 : acState === 2 ? pr.acHeatingKw * 1000 : 0;
   const acElectricKw = acState === 1 ? pr.acCoolingKw / pr.acCop : acState === 2 ? pr.acHeatingKw : 0;
-  const loadKw =
-    Math.max(0, profileLoadKw(params.load, spec.annualLoadKwh, lt0) * Math.max(0.2, 1 + noise.load)) +
-    acElectricKw;
+  const base = spec.baseLoadShare ?? 0;
+  const profiledKw =
+    (1 - base) * profileLoadKw(params.load, spec.annualLoadKwh, lt0) + (base * spec.annualLoadKwh) / 8760;
+  const loadKw = Math.max(0, profiledKw * Math.max(0.2, 1 + noise.load)) + acElectricKw;
 
-  // ---- cells before the step; BMS current limits (A, pack = series current) ----
+  // ---- EMS setpoint (decided before the BMS limits, which the PCS applies to it) ----
   const soc0 = socPct(state);
-  const groupAh = pr.cellCapacityAh * pr.parallelCells * (params.sohPct / 100);
-  const ratedA = pr.cellMaxCurrentA * pr.parallelCells;
   const forcedCharge = faults.has('overcharge');
   const forcedDischarge = faults.has('overdischarge');
+  const builtIn = params.builtInPlans;
+  const selfConsumption =
+    !state.touPlan && !builtIn && spec.strategy?.kind === 'self_consumption' ? spec.strategy : null;
+  const period = selfConsumption
+    ? undefined
+    : periodInForce(state.touPlan, builtIn?.[lt0.month - 1] ?? EMPTY_PLAN, startMs, lt0.minuteOfDay);
+  // the SOC window the step stays in: the strategy's or the period's within the profile's
+  const window = selfConsumption ?? period;
+  const ceilingPct = Math.min(window?.socMaxPct ?? 100, pr.socCeilingPct);
+  const floorPct = Math.max(window?.socMinPct ?? 0, pr.socFloorPct);
+  let setpointKw = forcedCharge
+    ? -pr.maxPowerKw
+    : forcedDischarge
+      ? pr.maxPowerKw
+      : selfConsumption
+        ? selfConsumptionSetpointKw(loadKw, pvKw, soc0, selfConsumption, pr)
+        : periodSetpointKw(period, soc0, pr);
+  if (setpointKw > 0 && params.antiBackflow && !forcedDischarge) {
+    setpointKw = Math.min(setpointKw, Math.max(0, loadKw - pvKw - 0.02 * pr.ratedPowerKw));
+  }
+  const emergencyStop = faultActive('env.smoke') || faultActive('env.water');
+  if (emergencyStop) setpointKw = 0;
+
+  // ---- cells before the step; BMS current limits (A, pack = series current) ----
+  const groupAh = pr.cellCapacityAh * pr.parallelCells * (params.sohPct / 100);
+  const ratedA = pr.cellMaxCurrentA * pr.parallelCells;
   // SOC change (%) of a nominal cell at rated current over this step: the look-ahead of the taper
   const dSocRated = (ratedA * dtS * 100) / 3600 / groupAh;
   const imbalanced = faults.has('cell_imbalance') ? params.faultCell : -1;
+  const driftCell = drift ? drift.cell : -1;
+  // The fade grows only while the pack is low (a fade at rest when full would push the weak cell
+  // past its limit, which a BMS's passive balancing prevents).
+  const drift0 = driftFactor(drift, day, lt0.dayIndex === day.index ? lt0.minuteOfDay : 0);
+  const drift1 = driftFactor(drift, day, lt.minuteOfDay);
+  const driftNext =
+    drift && soc0 < 60
+      ? { ...drift, fadePct: Math.min(15, drift.fadePct + (drift.pctPerDay * dtS) / 21_600) }
+      : drift;
   const cellR = new Float64Array(n);
+  const cellSoc = new Float64Array(n);
+  const cellK = new Float64Array(n); // SOC change (%) of the cell per ampere over the step
   let ocvSum = 0;
   let tMin = Number.POSITIVE_INFINITY;
   let tMax = Number.NEGATIVE_INFINITY;
@@ -425,12 +592,14 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   let rMin = Number.POSITIVE_INFINITY;
   let rMax = 0;
   for (let i = 0; i < n; i++) {
-    const capF = 1 + params.cellCapOffset[i]!;
+    const capF = (1 + params.cellCapOffset[i]!) * (i === driftCell ? drift0 : 1);
     const soc = (soc0 + params.cellSocOffsetPct[i]!) / capF;
     const t = state.cellTempC[i]!;
     let r = (pr.cellResistanceOhm * params.cellResFactor[i]! * resistanceTempFactor(t)) / pr.parallelCells;
     if (i === imbalanced) r *= 15;
     cellR[i] = r;
+    cellSoc[i] = soc;
+    cellK[i] = dSocRated / ratedA / capF;
     if (r < rMin) rMin = r;
     if (r > rMax) rMax = r;
     ocvSum += lfpOcv(soc);
@@ -440,6 +609,34 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     if (!forcedCharge) chargeA = Math.min(chargeA, (TAPER_CHARGE_V - lfpOcv(soc + dSoc)) / r);
     if (!forcedDischarge) dischargeA = Math.min(dischargeA, (lfpOcv(soc - dSoc) - TAPER_DISCHARGE_V) / r);
   }
+  // The bounds above look ahead at rated current, which over a long step (a quarter hour of the
+  // demo's history) stops well short of the limit: refine a binding bound to the largest current
+  // that keeps every cell within it at the end of the step (bisection, 8 halvings).
+  const fits = (amps: number, sign: 1 | -1) => {
+    for (let i = 0; i < n; i++) {
+      const v = lfpOcv(cellSoc[i]! + sign * amps * cellK[i]!) + sign * amps * cellR[i]!;
+      if (sign > 0 ? v > TAPER_CHARGE_V : v < TAPER_DISCHARGE_V) return false;
+    }
+    return true;
+  };
+  const refine = (bound: number, sign: 1 | -1) => {
+    let lo = Math.max(0, bound);
+    let hi = ratedA;
+    if (fits(hi, sign)) return hi;
+    if (!fits(lo, sign)) return bound;
+    for (let k = 0; k < 8; k++) {
+      const mid = (lo + hi) / 2;
+      if (fits(mid, sign)) lo = mid;
+      else hi = mid;
+    }
+    return Math.max(bound, lo);
+  };
+  // (only where the EMS asks for more than the bound: the setpoint's DC current at the pack's voltage)
+  const requestA =
+    (Math.abs(setpointKw) * 1000 * (setpointKw < 0 ? pr.efficiency : 1 / pr.efficiency)) / ocvSum;
+  if (!forcedCharge && setpointKw < 0 && chargeA < Math.min(ratedA, requestA)) chargeA = refine(chargeA, 1);
+  if (!forcedDischarge && setpointKw > 0 && dischargeA < Math.min(ratedA, requestA))
+    dischargeA = refine(dischargeA, -1);
   // derate so that resistance differences alone spread the cells by at most 250 mV
   const diffA = 0.25 / Math.max(1e-9, rMax - rMin);
   chargeA = Math.min(chargeA, diffA);
@@ -466,38 +663,22 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const dischargeLimitKw = (dischargeA * ocvSum) / 1000; // DC
   const eta = pr.efficiency;
 
-  // ---- EMS setpoint ----
-  let setpointKw = forcedCharge
-    ? -pr.maxPowerKw
-    : forcedDischarge
-      ? pr.maxPowerKw
-      : periodSetpointKw(
-          periodInForce(state.touPlan, params.defaultPlan, startMs, lt0.minuteOfDay),
-          soc0,
-          pr,
-        );
-  if (setpointKw > 0 && params.antiBackflow && !forcedDischarge) {
-    setpointKw = Math.min(setpointKw, Math.max(0, loadKw - pvKw - 0.02 * pr.ratedPowerKw));
-  }
-  const emergencyStop = faultActive('env.smoke') || faultActive('env.water');
-  if (emergencyStop) setpointKw = 0;
-
-  // ---- PCS ----
+  // ---- PCS (derated: healthy IGBTs settle at PCS_DERATE_C at most) ----
   const pcsTrip = emergencyStop || faultActive('pcs.over_temperature') || faultActive('pcs.grid_overvoltage');
+  const pcsMaxKw = Math.min(
+    pr.maxPowerKw,
+    pr.ratedPowerKw * Math.sqrt(Math.max(0, PCS_DERATE_C - ambientC - IGBT_OVER_AIR_K) / pr.igbtRiseAtRatedK),
+  );
   let pKw = pcsTrip
     ? 0
-    : clamp(
-        setpointKw,
-        -Math.min(pr.maxPowerKw, chargeLimitKw / eta),
-        Math.min(pr.maxPowerKw, dischargeLimitKw * eta),
-      );
+    : clamp(setpointKw, -Math.min(pcsMaxKw, chargeLimitKw / eta), Math.min(pcsMaxKw, dischargeLimitKw * eta));
   const cap = params.capacityKwh;
   if (!forcedCharge && pKw < 0) {
-    const roomKwh = Math.max(0, (cap * pr.socCeilingPct) / 100 - state.energyKwh);
+    const roomKwh = Math.max(0, (cap * ceilingPct) / 100 - state.energyKwh);
     pKw = Math.max(pKw, -(roomKwh * 3600) / (eta * dtS));
   }
   if (!forcedDischarge && pKw > 0) {
-    const availKwh = Math.max(0, state.energyKwh - (cap * pr.socFloorPct) / 100);
+    const availKwh = Math.max(0, state.energyKwh - (cap * floorPct) / 100);
     pKw = Math.min(pKw, (availKwh * eta * 3600) / dtS);
   }
   if (Math.abs(pKw) < 1e-6 * pr.ratedPowerKw) pKw = 0;
@@ -510,7 +691,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   let ocvSum1 = 0;
   let rSum = 0;
   for (let i = 0; i < n; i++) {
-    ocv[i] = lfpOcv((soc1 + params.cellSocOffsetPct[i]!) / (1 + params.cellCapOffset[i]!));
+    const capF = (1 + params.cellCapOffset[i]!) * (i === driftCell ? drift1 : 1);
+    ocv[i] = lfpOcv((soc1 + params.cellSocOffsetPct[i]!) / capF);
     ocvSum1 += ocv[i]!;
     rSum += cellR[i]!;
   }
@@ -526,6 +708,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const cellC = pr.cellHeatCapacityJPerK * pr.parallelCells;
   const gCell = pr.cellConductanceWPerK * pr.parallelCells;
   const hotCell = faults.has('cell_overtemperature') ? params.faultCell : -1;
+  const decay = cellDecay(params, dtS, gCell, cellC);
   let packV = 0;
   let gSum = 0;
   let gtSum = 0;
@@ -541,7 +724,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     let q = packA * packA * cellR[i]!;
     if (i === hotCell) q += 40 * g;
     const eq = state.cabinetC + q / g;
-    const t = eq + (state.cellTempC[i]! - eq) * Math.exp((-dtS * g) / cellC);
+    const t = eq + (state.cellTempC[i]! - eq) * decay[i]!;
     cellTempC[i] = t;
     gSum += g;
     gtSum += g * t;
@@ -558,7 +741,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     cabEq + (state.cabinetC - cabEq) * Math.exp((-dtS * gTotal) / pr.enclosureHeatCapacityJPerK);
   const fanFailed = faults.has('pcs_over_temperature');
   const load2 = (pKw / pr.ratedPowerKw) ** 2;
-  const igbtEq = cabinetC + 8 + (fanFailed ? 40 : 0) + pr.igbtRiseAtRatedK * load2 * (fanFailed ? 3 : 1);
+  const igbtEq =
+    ambientC + IGBT_OVER_AIR_K + (fanFailed ? 40 : 0) + pr.igbtRiseAtRatedK * load2 * (fanFailed ? 3 : 1);
   const igbtC = igbtEq + (state.igbtC - igbtEq) * Math.exp(-dtS / 300);
 
   // ---- grid and PCS AC values ----
@@ -698,7 +882,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
       fault: acFault ? 1 : 0,
     },
     env_sensor: { t_c: round(cabinetC, 1), rh_pct: round(rhIn, 1), smoke, water, door },
-    cells: { u_v: Array.from(cellV, (v) => round(v, 3)), t_c: Array.from(cellT, (t) => round(t, 1)) },
+    cells: { u_v: roundAll(cellV, 3), t_c: roundAll(cellT, 1) },
   };
 
   const next: SiteState = {
@@ -714,6 +898,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     registers,
     noise,
     day,
+    drift: driftNext,
     pKw,
   };
   return {

@@ -54,18 +54,27 @@ export const DELIVERY_KINDS = ['tou'] as const;
 export type DeliveryKindName = (typeof DELIVERY_KINDS)[number];
 
 /**
- * States of a delivery: pending (not sent yet: the gateway is offline, or a change waits for the
- * send before it) → sent (waiting for the device's reply) → applied | failed (`reason`: the
- * device's refusal, 'timeout' when no reply came in time, or the send error).
+ * States of the delivery of the desired version: pending (not sent yet: the gateway is offline,
+ * or a change waits for the send before it) → sent (waiting for the device's reply) → applied
+ * (the device runs it; a later re-send of it keeps the row applied whatever comes back short of
+ * a refusal) | failed (`reason`: the device's refusal, {@link DELIVERY_TIMEOUT} when no reply
+ * came in time, or the send error; the device still runs its `appliedVersion`).
  */
 export const DELIVERY_STATES = ['pending', 'sent', 'applied', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
+/** The `reason` of a send the device did not answer in time (retried, see docs/device-protocol.md). */
+export const DELIVERY_TIMEOUT = 'timeout';
+
 /**
  * One delivery row after a change of state, on channel `delivery:<kind>`: the target (its site,
  * and its device for a device target), what it should run (`desired`, the kind's identity of the
- * document — ToU `{schemeId}` — at `version`), the version last sent, the state and the times
- * (ISO 8601, null until they happen; `settledAt` when the last send was applied or failed).
+ * document — ToU `{schemeId}` — at `version`), the state of that delivery, and, kept apart from
+ * it (issue 14), what the device is known to run: `appliedVersion` of `desired`, confirmed at
+ * `appliedAt` (null: none confirmed). The last send: `sentAt`, `sending` while its command is
+ * out, its failure in `reason` ('timeout': no answer; on an `applied` row that is a re-send of
+ * the applied version that got no answer, which leaves it applied), and `retryAt` when an
+ * unanswered send goes out again (null: no retry planned). Times ISO 8601, null until they happen.
  */
 export const liveDeliveryMessage = z.object({
   type: z.literal('delivery'),
@@ -74,13 +83,15 @@ export const liveDeliveryMessage = z.object({
   deviceId: z.number().int().nullable(),
   desired: z.record(z.string(), z.unknown()),
   version: z.number().int(),
-  sentVersion: z.number().int().nullable(),
   state: z.enum(DELIVERY_STATES),
+  appliedVersion: z.number().int().nullable(),
+  appliedAt: z.string().nullable(),
   attempt: z.number().int(),
+  sending: z.boolean(),
   reason: z.string().nullable(),
+  retryAt: z.string().nullable(),
   requestedAt: z.string(),
   sentAt: z.string().nullable(),
-  settledAt: z.string().nullable(),
 });
 export type LiveDeliveryMessage = z.infer<typeof liveDeliveryMessage>;
 

@@ -40,7 +40,34 @@ export const siteInput = z.object({
 });
 export type SiteInput = z.infer<typeof siteInput>;
 
+/**
+ * A site's form fields (+ `id`). `companyId`, when sent, must be the site's current company:
+ * another company answers 3042 (moving a site is `site/moveCompany`).
+ */
 export const siteUpdate = siteInput.extend({ id });
+
+/** `site/moveCompany` and its preview: the site and the company it is to belong to. */
+export const siteMoveRequest = z.object({ userInfo: userInfoEcho, id, companyId: id });
+
+const companyRef = z.object({ id, name: z.string() });
+
+/**
+ * What moving a site to another company does (answered by the preview before, and by the move
+ * after it happened): everything that carries the site's company follows it — its devices, its
+ * alarms and alarm events (`alarms` of them, `activeAlarms` not cleared), its dead letters;
+ * telemetry, rollups and latest values follow through the devices. `touScheme`: the ToU scheme
+ * the site runs, `kept` when the new company may run it (it belongs to that company or one above
+ * it), otherwise taken off the site (the EMS keeps the plan it last received); null = none.
+ */
+export const siteMoveOutcome = z.object({
+  from: companyRef,
+  to: companyRef,
+  devices: z.number().int(),
+  alarms: z.number().int(),
+  activeAlarms: z.number().int(),
+  touScheme: z.object({ id, name: z.string(), kept: z.boolean() }).nullable(),
+});
+export type SiteMoveOutcome = z.infer<typeof siteMoveOutcome>;
 
 export const siteListRequest = pageRequest.extend({
   keyword: keywordSchema,
@@ -63,7 +90,7 @@ export const siteRowSchema = z.object({
   gateways: z.number().int(),
   /** Sum of storage capacity (BMS, else EMS) in kWh. */
   capacityKwh: z.number(),
-  /** Sum of PCS rated power in kW. */
+  /** Sum of rated power (PCS, else EMS) in kW (device/site-figures.ts). */
   ratedPowerKw: z.number(),
 });
 export type SiteRow = z.infer<typeof siteRowSchema>;
@@ -91,7 +118,30 @@ export const deviceInput = z
   })
   .strip();
 export type DeviceInput = z.infer<typeof deviceInput>;
-export const deviceUpdate = deviceInput.extend({ id });
+/**
+ * A device's form fields (+ `id`). `siteId` may be left out; when sent it must be the device's
+ * current site: another site answers 3042 (moving a device is `device/moveSite`).
+ */
+export const deviceUpdate = deviceInput.extend({ id, siteId: id.optional() });
+
+/**
+ * `device/moveSite`: the device and the site it is to be on. A gateway moves with every device
+ * behind it (`gatewayId` absent); a device behind a gateway needs `gatewayId`, a gateway of the
+ * target site it will report through (3040 without one).
+ */
+export const deviceMoveRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  siteId: id,
+  gatewayId: id.nullish(),
+});
+
+/** What `device/moveSite` moved: the device first, then (a gateway) the devices behind it. */
+export const deviceMoveResponse = z.object({
+  fromSiteId: id,
+  toSiteId: id,
+  devices: z.array(z.object({ id, sn: z.string() })),
+});
 
 export const deviceListRequest = pageRequest.extend({
   siteId: id.optional(),

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { ALARM_LEVELS, DEVICE_TYPES, OFFLINE_REASONS } from '../device/protocol';
-import { powerCurveSchema } from './dashboard';
+import { fleetTimeBaseSchema, fleetViewRequest, powerCurveSchema } from './dashboard';
 import { userInfoEcho } from './envelope';
 import { idSchema } from './primitives';
 
@@ -30,6 +30,8 @@ export const DEFAULT_VALLEY_PRICE_CNY_PER_KWH = 0.3;
 export const PUBLIC_MAP_CELL_DEG = 1;
 
 export const screenRequest = z.object({ userInfo: userInfoEcho });
+/** The cockpits' request: the caller's zone, the time base when the sites do not share one. */
+export const cockpitRequest = fleetViewRequest;
 
 /** A map cell of the public cockpit: its centre (whole degrees) and how many sites lie in it. */
 export const mapCellSchema = z.object({
@@ -45,13 +47,13 @@ export const cockpitAggregatesSchema = z.object({
   sitesOnline: z.number().int(),
   capacityKwh: z.number(),
   ratedPowerKw: z.number(),
-  /** PCS power now, summed over online sites: + discharging, − charging. */
+  /** Battery power now (PCS, else the gateway's own), summed over online sites: + discharging, − charging. */
   batteryPowerKw: z.number(),
   chargingPowerKw: z.number(),
   dischargingPowerKw: z.number(),
   /** Capacity-weighted SOC of online batteries; null when none reports. */
   fleetSocPct: z.number().nullable(),
-  /** Site-local today / this month, from the PCS energy registers. */
+  /** Site-local today / this month, from the charge/discharge registers (PCS, else the gateway's). */
   todayChargeKwh: z.number(),
   todayDischargeKwh: z.number(),
   monthChargeKwh: z.number(),
@@ -67,6 +69,8 @@ export const cockpitAggregatesSchema = z.object({
   alarms: z.object({ warning: z.number().int(), fault: z.number().int() }),
   /** Sites per 1° cell (no names, no exact positions). */
   mapCells: z.array(mapCellSchema),
+  /** Zone of the power curve's day and of the times shown (api/dashboard.ts). */
+  timeBase: fleetTimeBaseSchema,
   powerCurve: powerCurveSchema,
   updatedAt: z.number().int(),
 });

@@ -1,8 +1,10 @@
 /**
  * Site monitoring (spec §2 `/zdjkshow`, permission `monitor:site:list`):
  * every site the caller may see, with position and status for the map and the list, and one
- * site's detail — energy flow and the PCS, BMS, meter, PV, environment and air-conditioner
- * panels — built from `device_latest`.
+ * site's detail — energy flow and the EMS (gateway), PCS, BMS, meter, PV, environment and
+ * air-conditioner panels — built from `device_latest`. The site's SOC, power and energy figures
+ * follow the rule of device/site-figures.ts (a gateway that reports them itself provides them
+ * where no BMS, PCS, meter or PV device does).
  *
  * Live: the list follows the `fleet` channel (its `sites` carry the same {@link SiteStatus}
  * figures; {@link siteMonitorStatus} derives the map status), the detail follows `device:<id>`
@@ -15,8 +17,10 @@
  * times UTC ms. A reading the device did not report is `null`, never 0.
  */
 import { z } from 'zod';
+import { siteFigureSource, siteFigures } from '../device/site-figures';
 import { type SiteStatus, siteStatusSchema } from './dashboard';
 import { userInfoEcho } from './envelope';
+import { pointOrder } from './monitor';
 import { idSchema } from './primitives';
 
 /** Map/list status: offline (no gateway online), alarm (online with active alarms), online. */
@@ -68,13 +72,13 @@ const panelBase = { deviceId: z.number().int(), sn: z.string(), ts: z.number().i
 export const FLOW_DIRECTIONS = ['in', 'out', 'idle'] as const;
 
 export const energyFlowSchema = z.object({
-  /** Grid meter power: + import (flow grid → site), − export. */
+  /** Grid power (meters, else the gateway's `grid_kw`): + import (flow grid → site), − export. */
   gridKw: n,
-  /** PV output (≥ 0). */
+  /** PV output (≥ 0; PV devices, else the gateway's `pv_kw`). */
   pvKw: n,
-  /** Battery (PCS AC) power: + discharging (flow battery → site), − charging. */
+  /** Battery power (PCS AC, else the gateway's `p_kw`): + discharging (flow battery → site), − charging. */
   batteryKw: n,
-  /** Site load = grid + PV + battery; null when neither grid nor battery reports. */
+  /** Site load (device/site-figures.ts `siteLoadKw`): grid + PV + battery, else the gateway's `load_kw`; null when unknown. */
   loadKw: n,
   /** grid: 'in' importing, 'out' exporting; battery: 'in' charging, 'out' discharging. */
   gridDirection: z.enum(FLOW_DIRECTIONS),
@@ -98,6 +102,16 @@ const acSideFields = {
   iBA: n,
   iCA: n,
 };
+
+/**
+ * The gateway's (EMS's) own points: standard ones (device/points.ts, labelled there) in their
+ * standard order, then any others by name. The console labels them with `pointLabel`/`pointUnit`.
+ */
+export const emsPanelSchema = z.object({
+  ...panelBase,
+  points: z.array(z.object({ name: z.string(), value: z.number() })),
+});
+export type EmsPanel = z.infer<typeof emsPanelSchema>;
 
 /** PCS `state`: 0 standby, 1 charging, 2 discharging, 3 fault. */
 export const pcsPanelSchema = z.object({
@@ -167,6 +181,7 @@ export type AirConditionerPanel = z.infer<typeof airConditionerPanelSchema>;
 
 export const sitePanelsSchema = z.object({
   energyFlow: energyFlowSchema,
+  ems: z.array(emsPanelSchema),
   pcs: z.array(pcsPanelSchema),
   bms: z.array(bmsPanelSchema),
   meter: z.array(meterPanelSchema),
@@ -209,16 +224,6 @@ const acSideOf = (points: Record<string, number>) => ({
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
-/** Sum of one point over devices; null when none of them reports it. */
-function sumOf(devices: SiteDetailDevice[], key: string): number | null {
-  let total: number | null = null;
-  for (const d of devices) {
-    const v = pick(d.points, key);
-    if (v !== null) total = (total ?? 0) + v;
-  }
-  return total === null ? null : round2(total);
-}
-
 function newest(devices: SiteDetailDevice[]): number | null {
   let ts: number | null = null;
   for (const d of devices) if (d.ts !== null && (ts === null || d.ts > ts)) ts = d.ts;
@@ -236,8 +241,9 @@ export const CELL_SPREAD_WARN_MV = 100;
 /**
  * The panels of a site from its devices' latest points (pure; used by the server for the HTTP
  * answer and by the console after each live update). Devices of a type appear in `devices`
- * order (by id). Energy flow: grid = Σ meter `p_kw`, PV = Σ pv `p_kw`, battery = Σ PCS `p_kw`,
- * load = grid + PV + battery.
+ * order (by id). Energy flow: grid, PV, battery and load by the site-figure rule
+ * ({@link siteFigures}: meters, PV devices and PCSs, else what the gateway reports); its time is
+ * the newest reading among the devices that provide them.
  */
 export function buildSitePanels(devices: SiteDetailDevice[]): SitePanels {
   const ofType = (type: string) => devices.filter((d) => d.type === type);
@@ -245,11 +251,11 @@ export function buildSitePanels(devices: SiteDetailDevice[]): SitePanels {
   const meters = ofType('meter');
   const pvs = ofType('pv');
   const pcss = ofType('pcs');
-  const gridKw = sumOf(meters, 'p_kw');
-  const pvKw = sumOf(pvs, 'p_kw');
-  const batteryKw = sumOf(pcss, 'p_kw');
-  const loadKw =
-    gridKw === null && batteryKw === null ? null : round2((gridKw ?? 0) + (pvKw ?? 0) + (batteryKw ?? 0));
+  const { gridKw, pvKw, batteryKw, loadKw } = siteFigures(devices);
+  const flowDevices = new Set<SiteDetailDevice>();
+  for (const figure of ['gridKw', 'pvKw', 'batteryKw', 'reportedLoadKw'] as const) {
+    for (const d of siteFigureSource(devices, figure)?.devices ?? []) flowDevices.add(d);
+  }
   const direction = (kw: number | null, positive: 'in' | 'out') =>
     kw === null || Math.abs(kw) < FLOW_IDLE_KW
       ? 'idle'
@@ -266,8 +272,15 @@ export function buildSitePanels(devices: SiteDetailDevice[]): SitePanels {
       loadKw,
       gridDirection: direction(gridKw, 'in'),
       batteryDirection: direction(batteryKw, 'out'),
-      ts: newest([...meters, ...pvs, ...pcss]),
+      ts: newest([...flowDevices]),
     },
+    ems: ofType('ems').map((d) => ({
+      ...base(d),
+      points: Object.entries(d.points)
+        .filter(([, v]) => Number.isFinite(v))
+        .sort(([a], [b]) => pointOrder(a, 'ems') - pointOrder(b, 'ems') || a.localeCompare(b))
+        .map(([name, value]) => ({ name, value })),
+    })),
     pcs: pcss.map((d) => {
       const p = (k: string) => pick(d.points, k);
       return {

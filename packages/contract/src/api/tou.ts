@@ -99,25 +99,45 @@ export const touSchemeAssignRequest = z.object({
 export const TOU_PUSH_STATES = ['pending', 'sent', 'applied', 'failed'] as const;
 export type TouPushState = (typeof TOU_PUSH_STATES)[number];
 
-/** Delivery of a scheme to one site's EMS. */
+/**
+ * Delivery of a scheme to one site's EMS. What the EMS is known to run (`appliedVersion`,
+ * `appliedAt`) is kept apart from the delivery of the version it should run (`state`) and from
+ * what the last send did (`sentAt`, `sending`, `reason`, `retryAt`): a re-send of the applied
+ * version that gets no answer leaves the row `applied` with `reason` 'timeout' (issue 14).
+ */
 export const touPushRowSchema = z.object({
   siteId: id,
   siteName: z.string(),
+  /** The site's IANA time zone: the console shows the row's times in it. */
+  timezone: z.string(),
   /** The site's gateway (its EMS); null when the site has none (3033 on push). */
   gatewaySn: z.string().nullable(),
   gatewayOnline: z.boolean(),
   /** The scheme version the site should run. */
   schemeVersion: z.number().int(),
-  /** The version last sent or being sent; null before the first push. */
+  /** The version of the last send: `schemeVersion` once sent (sent, applied, failed); null while pending. */
   pushedVersion: z.number().int().nullable(),
-  /** pending: waiting to be sent (gateway offline); sent: waiting for the EMS's reply. */
+  /**
+   * pending: waiting to be sent (gateway offline); sent: waiting for the EMS's reply; applied:
+   * the EMS runs `schemeVersion`; failed: the last send of it was refused or not answered.
+   */
   state: z.enum(TOU_PUSH_STATES),
-  /** Why it failed: "refused" or "timeout" (the console translates these), else the EMS's own text. */
+  /** The version of this scheme the EMS last confirmed running; null: none confirmed. */
+  appliedVersion: z.number().int().nullable(),
+  /** When the EMS last confirmed `appliedVersion` (ISO 8601); null: none. */
+  appliedAt: z.string().nullable(),
+  /** A send is out now, waiting for the EMS (state sent, or a re-send of the applied version). */
+  sending: z.boolean(),
+  /**
+   * Why the last send failed: "refused" or "timeout" (no answer; the console translates these),
+   * else the EMS's own text. On an `applied` row: "timeout", the last re-send got no answer.
+   */
   reason: z.string().nullable(),
+  /** When an unanswered send goes out again by itself (ISO 8601); null: no retry planned. */
+  retryAt: z.string().nullable(),
   /** ISO 8601 times, null until they happen. */
   requestedAt: z.string().nullable(),
   sentAt: z.string().nullable(),
-  appliedAt: z.string().nullable(),
 });
 export type TouPushRow = z.infer<typeof touPushRowSchema>;
 export const touPushStatusResponse = z.object({ list: z.array(touPushRowSchema) });

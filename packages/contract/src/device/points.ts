@@ -1,8 +1,10 @@
 /**
- * Standard points per device type (docs/device-protocol.md "Points"). A gateway may send other
- * points too (stored, shown with their raw name); these are the ones the console knows how to
- * label and aggregate. The unit is part of the name (`_kw`, `_kwh`, `_v`, `_a`, `_c`, `_pct`,
- * `_hz`), flags are 0/1.
+ * Standard points per device type (docs/device-protocol.md "Points") with their unit and their
+ * zh/en labels: the one place point labels live (real-time data, history, export, the EMS panel
+ * of site monitoring). A gateway may send other points too (stored, shown with their raw name);
+ * these are the ones the console knows how to label and aggregate. Every point the simulated
+ * fleet sends is one of them (apps/simulator/test/point-labels.test.ts). The unit is part of the
+ * name (`_kw`, `_kwh`, `_v`, `_a`, `_c`, `_pct`, `_hz`), flags are 0/1.
  *
  * Sign convention (design §4): battery and PCS power positive = discharging, negative =
  * charging; grid meter power positive = importing from the grid.
@@ -41,6 +43,14 @@ export const POINTS: Record<DeviceType, PointDef[]> = {
     p('run_mode', '', '运行模式(0自动/1手动)', 'Run mode (0 auto / 1 manual)'),
     p('p_setpoint_kw', 'kW', '功率设定值', 'Power setpoint'),
     p('soc_pct', '%', '系统SOC', 'System SOC'),
+    // What a gateway measures or knows of the whole site; the site's figures use them where the
+    // site has no PCS, meter or PV device (device/site-figures.ts).
+    p('p_kw', 'kW', '电池功率(正为放电)', 'Battery power (+ discharging)'),
+    p('grid_kw', 'kW', '电网功率(正为购电)', 'Grid power (+ import)'),
+    p('pv_kw', 'kW', '光伏功率', 'PV power'),
+    p('load_kw', 'kW', '负荷功率', 'Load power'),
+    p('e_charge_total_kwh', 'kWh', '累计充电量', 'Total charged energy', true),
+    p('e_discharge_total_kwh', 'kWh', '累计放电量', 'Total discharged energy', true),
   ],
   pcs: [
     p('p_kw', 'kW', '有功功率', 'Active power'),

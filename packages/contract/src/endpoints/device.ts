@@ -8,6 +8,8 @@ import {
   deviceInput,
   deviceListRequest,
   deviceListResponse,
+  deviceMoveRequest,
+  deviceMoveResponse,
   deviceSaveResponse,
   deviceSecretResponse,
   deviceUpdate,
@@ -40,7 +42,20 @@ export const deviceEndpoints = {
     response: nullResponse,
     access: { permission: Perm.deviceSave },
     audit: { action: 'device.update', targetType: 'device' },
-    summary: 'Update a device. Errors: 3030, 3032, 3036, 3038 (a gateway with devices behind it)',
+    summary:
+      'Update a device on its site. Errors: 3030, 3032, 3038 (a gateway with devices behind it), 3042 another site (use device/moveSite)',
+    tags: ['device'],
+  }),
+  moveSite: defineEndpoint({
+    path: '/api-bms/device/moveSite',
+    request: deviceMoveRequest,
+    response: deviceMoveResponse,
+    access: { permission: Perm.deviceMove },
+    audit: { action: 'device.moveSite', targetType: 'device' },
+    summary:
+      'Move a device to another site (a gateway with the devices behind it), with its data, in one transaction',
+    description:
+      'Errors: 3030 device not found, 3036 site not found, 3040 a device behind a gateway without a gateway of the target site, 3041 already on that site.',
     tags: ['device'],
   }),
   delete: defineEndpoint({

@@ -4,6 +4,7 @@
  */
 import {
   cockpitAggregatesSchema,
+  cockpitRequest,
   cockpitResponse,
   screenRequest,
   screenSiteRequest,
@@ -16,7 +17,7 @@ import { defineEndpoint } from './define';
 export const screenEndpoints = {
   cockpitPublic: defineEndpoint({
     path: '/api-bms/screen/cockpitPublic',
-    request: screenRequest,
+    request: cockpitRequest,
     response: cockpitAggregatesSchema,
     access: { public: true },
     summary: 'Public cockpit: installation-wide aggregates only (kW, kWh, CNY, alarm counts, 1° map cells)',
@@ -27,7 +28,7 @@ export const screenEndpoints = {
   }),
   cockpit: defineEndpoint({
     path: '/api-bms/screen/cockpit',
-    request: screenRequest,
+    request: cockpitRequest,
     response: cockpitResponse,
     access: { permission: Perm.screenView },
     summary:

@@ -27,7 +27,7 @@ export const siteMonitorEndpoints = {
     response: siteMonitorDetailResponse,
     access: { permission: Perm.monitorSiteList },
     summary:
-      'One site: devices with latest points and the energy-flow, PCS, BMS, meter, PV, environment, air-conditioner panels (3036)',
+      'One site: devices with latest points and the energy-flow, EMS (gateway), PCS, BMS, meter, PV, environment, air-conditioner panels (3036)',
     tags: ['monitor'],
   }),
 };

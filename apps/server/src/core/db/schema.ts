@@ -339,12 +339,16 @@ export const touScheme = pgTable(
  * `{schemeId}`); device parameters and OTA come later. `target` is the kind's key of the
  * receiver (`site:<id>` or `device:<id>`); `site_id` (and `device_id` for a device target) tie
  * the row to the registry (deleted with it) and to its company for scoping.
- * `state`: pending (not sent yet) | sent (waiting for the reply) | applied | failed (`reason`:
- * the device's refusal, 'timeout', or the send error). `attempt` counts sends; `command_id` is
- * the id of the last one, the only one whose reply settles the row. `claimed_by`/`lease_until`
- * hold the send while its command is out (one per target at a time, across instances); a lease
- * that runs out frees the row for any instance. `resend_after`: a resend asked for (gateway
- * reconnected, push): due while `sent_at` is older.
+ * What the device is known to run is kept apart from what the last send did (issue 14):
+ * `applied_version`/`applied_at` (columns `sent_version`/`settled_at`) the version of `desired`
+ * the device last confirmed and when; `state` the delivery of `version`: pending (not sent yet) |
+ * sent (waiting for the reply) | applied (the device runs `version`; a re-send keeps it, with its
+ * outcome in `reason`: 'timeout' = re-sent, no answer) | failed (`reason`: the device's refusal,
+ * 'timeout', or the send error; the device runs `applied_version`). `attempt` counts sends;
+ * `command_id` is the id of the last one (sent at `sent_at`), the only one whose reply settles
+ * the row. `claimed_by`/`lease_until` hold the send while its command is out (one per target at
+ * a time, across instances); a lease that runs out frees the row for any instance.
+ * `resend_after`: a resend asked for (gateway reconnected, push): due while `sent_at` is older.
  */
 export const deviceDelivery = pgTable(
   'device_delivery',
@@ -360,8 +364,12 @@ export const deviceDelivery = pgTable(
     version: integer('version').notNull(),
     /** What the target should run, as the kind identifies it (ToU: `{schemeId}`). */
     desired: jsonb('desired').$type<Record<string, unknown>>().notNull(),
-    /** The version of the last send; reset when `desired` changes identity. */
-    sentVersion: integer('sent_version'),
+    /**
+     * The version of `desired` the device last confirmed running (answered ok); null: none
+     * known. Kept when a later send fails or gets no answer; reset when `desired` changes
+     * identity. (Column named when it was the last sent version; renaming it needs a migration.)
+     */
+    appliedVersion: integer('sent_version'),
     /** pending | sent | applied | failed */
     state: text('state').notNull().default('pending'),
     attempt: integer('attempt').notNull().default(0),
@@ -372,8 +380,8 @@ export const deviceDelivery = pgTable(
     reason: text('reason'),
     requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
-    /** When the last send was settled (applied or failed). */
-    settledAt: timestamp('settled_at', { withTimezone: true }),
+    /** When the device last confirmed `applied_version` (column named as `sent_version` was). */
+    appliedAt: timestamp('settled_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('device_delivery_kind_target_uq').on(t.kind, t.target),

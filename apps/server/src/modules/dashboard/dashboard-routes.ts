@@ -1,6 +1,7 @@
 /**
  * `/api-bms/dashboard/overview` (devices issue; spec §2 `/dashboard` "operational overview"):
- * KPIs, today's power curve, sites and latest alarms of the caller's companies. Live updates
+ * KPIs, today's power curve, sites and latest alarms of the caller's companies, with the time
+ * base of the view (the sites' zone, or the caller's `timezone` when they differ). Live updates
  * of the same shapes come over `/ws` (live/live-hub.ts).
  */
 import { endpoints } from '@ess/contract';
@@ -11,6 +12,6 @@ import { ok } from '../../core/http/envelope';
 
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   route(app, endpoints.dashboard.overview, async (request) =>
-    ok(request, await app.fleet.dashboard(await companyScope(app.db, request.auth))),
+    ok(request, await app.fleet.dashboard(await companyScope(app.db, request.auth), request.body.timezone)),
   );
 };

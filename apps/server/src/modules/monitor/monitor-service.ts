@@ -19,6 +19,8 @@ import {
   HISTORY_MAX_DAYS,
   type HistoryData,
   type HistorySeries,
+  localDateStart,
+  localDayStart,
   localTimeOf,
   MAX_SERIES_PER_REQUEST,
   type PickDevice,
@@ -38,7 +40,6 @@ import type { Db } from '../../core/db/database';
 import { rowsOf } from '../../core/db/rows';
 import { ApiError } from '../../core/http/api-error';
 import { dailyEnergySql } from '../../devices/daily-energy';
-import { localDayStart } from '../../devices/rollup-buckets';
 import { readSeries, type SeriesDevice, type SeriesRequest, type SourceChoice } from './history-query';
 
 /** A device in scope with what the monitoring calls need. */
@@ -66,9 +67,7 @@ function localDate(tz: string, ms: number): string {
 
 /** UTC ms of local midnight on the first day of the month holding `ms` in `tz`. */
 function localMonthStart(tz: string, ms: number): number {
-  const day = localDayStart(tz, ms);
-  const d = Number(localDate(tz, day).slice(8, 10));
-  return localDayStart(tz, day - (d - 1) * DAY_MS + 3 * 3_600_000);
+  return localDateStart(`${localDate(tz, ms).slice(0, 7)}-01`, tz);
 }
 
 export class MonitorService {
@@ -327,7 +326,7 @@ export class MonitorService {
       if (!dev) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND);
     }
     const month = input.granularity === 'month';
-    const from = month ? localMonthStart(tz, range.startMs) : localDayStart(tz, range.startMs);
+    const from = month ? localMonthStart(tz, range.startMs) : localDayStart(range.startMs, tz);
     const rows = rowsOf<{ point: string; t: number; kwh: number }>(
       await this.db.execute(sql`
         SELECT e.point, (extract(epoch FROM e.bucket_start) * 1000)::float8 AS t, sum(e.kwh) AS kwh
@@ -345,7 +344,7 @@ export class MonitorService {
     const bars = new Map<string, EnergyData['bars'][number]>();
     for (let t = from; t < range.endMs; ) {
       bars.set(labelOf(t), { label: labelOf(t), startMs: t, chargeKwh: null, dischargeKwh: null });
-      t = month ? localMonthStart(tz, t + 32 * DAY_MS) : localDayStart(tz, t + 30 * 3_600_000);
+      t = month ? localMonthStart(tz, t + 32 * DAY_MS) : localDayStart(t + 30 * 3_600_000, tz);
     }
     for (const r of rows) {
       const bar = bars.get(labelOf(Math.round(Number(r.t))));

@@ -1,8 +1,8 @@
 /**
  * `/api-bms/site/*` and `/api-bms/device/*` (devices issue; spec §2 `/deviceconfig`). Lists
- * answer `{list, total}`; codes 3030–3039 and 6000 (docs/api.md). Every write records the
+ * answer `{list, total}`; codes 3030–3042 and 6000 (docs/api.md). Every write records the
  * row's form fields before → after in the operation log (a device's secret never: only
- * whether it has one).
+ * whether it has one); a move records where from and where to, and what moved with it.
  */
 import { endpoints } from '@ess/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -41,7 +41,14 @@ const { site: siteCalls, device: deviceCalls } = endpoints;
 
 /** Calls after which the broker's device directory is reloaded. */
 const DIRECTORY_CHANGES = new Set<string>(
-  [deviceCalls.save, deviceCalls.update, deviceCalls.delete, deviceCalls.resetSecret].map((e) => e.path),
+  [
+    deviceCalls.save,
+    deviceCalls.update,
+    deviceCalls.delete,
+    deviceCalls.resetSecret,
+    deviceCalls.moveSite,
+    siteCalls.moveCompany,
+  ].map((e) => e.path),
 );
 
 export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -87,9 +94,37 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
     const scope = await scopeOf(request);
     const { id } = request.body;
     const before = siteFacts(await registry.requireSite(scope, id));
-    await registry.updateSite(scope, request.auth.companyId, id, request.body);
+    await registry.updateSite(scope, id, request.body);
     recordChange(request, { targetId: id, before, after: siteFacts(await registry.requireSite(scope, id)) });
     return ok(request, null);
+  });
+
+  route(app, siteCalls.moveCompanyPreview, async (request) => {
+    const { id, companyId } = request.body;
+    return ok(request, await registry.previewSiteMove(await scopeOf(request), id, companyId));
+  });
+
+  route(app, siteCalls.moveCompany, async (request) => {
+    const { id, companyId } = request.body;
+    const outcome = await registry.moveSite(await scopeOf(request), id, companyId);
+    const scheme = outcome.touScheme;
+    recordChange(request, {
+      targetId: id,
+      before: {
+        companyId: outcome.from.id,
+        companyName: outcome.from.name,
+        touSchemeId: scheme?.id ?? null,
+      },
+      after: {
+        companyId: outcome.to.id,
+        companyName: outcome.to.name,
+        touSchemeId: scheme?.kept ? scheme.id : null,
+        devices: outcome.devices,
+        alarms: outcome.alarms,
+        ...(scheme && !scheme.kept ? { touSchemeRemoved: scheme.name } : {}),
+      },
+    });
+    return ok(request, outcome);
   });
 
   route(app, siteCalls.delete, async (request) => {
@@ -128,6 +163,21 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
       after: deviceFacts(await registry.requireDevice(scope, id)),
     });
     return ok(request, null);
+  });
+
+  route(app, deviceCalls.moveSite, async (request) => {
+    const { id, siteId, gatewayId } = request.body;
+    const move = await registry.moveDevice(await scopeOf(request), id, { siteId, gatewayId });
+    recordChange(request, {
+      targetId: id,
+      before: move.before,
+      after: { ...move.after, devices: move.devices.map((d) => d.sn) },
+    });
+    return ok(request, {
+      fromSiteId: move.before.siteId,
+      toSiteId: move.after.siteId,
+      devices: move.devices,
+    });
   });
 
   route(app, deviceCalls.delete, async (request) => {

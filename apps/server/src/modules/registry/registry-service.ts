@@ -1,8 +1,10 @@
 /**
  * Sites and devices (spec §2 site configuration, §3 devices; codes 3030–3039, 6000).
  * Every read and write is limited to the caller's company scope (tenancy/company-scope.ts);
- * a row outside it answers as if it did not exist. A site moved to a company outside its ToU
- * scheme's company tree stops running that scheme.
+ * a row outside it answers as if it did not exist. A device changes site, and a site company,
+ * only through their moves (`moveDevice`, `moveSite`: one transaction each, with everything
+ * that carries the site or company; docs/api.md "Moving devices and sites"); a site moved to a
+ * company outside its ToU scheme's company tree stops running that scheme.
  */
 import {
   type DeviceInput,
@@ -11,6 +13,7 @@ import {
   ErrorCode,
   type OfflineReason,
   type SiteInput,
+  type SiteMoveOutcome,
   type SiteRow,
 } from '@ess/contract';
 import { and, count, desc, eq, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
@@ -24,10 +27,21 @@ import {
 } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { likePattern } from '../../core/db/like';
-import { company, device, deviceDelivery, site, touScheme } from '../../core/db/schema';
+import {
+  alarm,
+  alarmEvent,
+  company,
+  device,
+  deviceDeadLetter,
+  deviceDelivery,
+  site,
+  touScheme,
+} from '../../core/db/schema';
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
 import { deviceSecretHash, newDeviceSecret } from '../../devices/device-secret';
+import { siteCapacityKwhSql, siteRatedPowerKwSql } from '../../devices/site-figures';
+import { TOU_KIND } from '../../devices/tou-push';
 
 export interface Page {
   pageNum: number;
@@ -64,6 +78,19 @@ export interface RegistryHooks {
    * the scheme must reach the EMS again (modules/tou/tou-push.ts).
    */
   touSiteTimezoneChanged?(siteId: number): void;
+  /**
+   * A gateway left or joined these sites (`moveDevice`): the site's ToU scheme must reach the
+   * gateway that now receives it (modules/tou/tou-push.ts), even where it was applied before.
+   */
+  siteGatewaysChanged?(siteIds: number[]): void;
+}
+
+/** What `moveDevice` did: where the device was and is, and every device that moved with it. */
+export interface DeviceMove {
+  before: { siteId: number; siteName: string; companyId: number; gatewayId: number | null };
+  after: { siteId: number; siteName: string; companyId: number; gatewayId: number | null };
+  /** The device first, then (a gateway) the devices behind it, by id. */
+  devices: { id: number; sn: string }[];
 }
 
 export class RegistryService {
@@ -91,8 +118,8 @@ export class RegistryService {
         deviceCount: sql<number>`(SELECT count(*)::int FROM device d WHERE d.site_id = ${site.id})`,
         gateways: sql<number>`(SELECT count(*)::int FROM device d WHERE d.site_id = ${site.id} AND d.gateway_id IS NULL)`,
         onlineGateways: sql<number>`(SELECT count(*)::int FROM device d WHERE d.site_id = ${site.id} AND d.gateway_id IS NULL AND d.online)`,
-        capacityKwh: sql<number>`(SELECT coalesce(sum(d.capacity_kwh), 0)::float8 FROM device d WHERE d.site_id = ${site.id} AND d.type = 'bms')`,
-        ratedPowerKw: sql<number>`(SELECT coalesce(sum(d.rated_power_kw), 0)::float8 FROM device d WHERE d.site_id = ${site.id} AND d.type = 'pcs')`,
+        capacityKwh: siteCapacityKwhSql(site.id),
+        ratedPowerKw: siteRatedPowerKwSql(site.id),
       })
       .from(site)
       .innerJoin(company, eq(company.id, site.companyId))
@@ -127,7 +154,7 @@ export class RegistryService {
 
   /** Creates a site; 6000 company outside scope or missing, 3039 code taken. */
   async createSite(scope: CompanyScope, callerCompanyId: number, input: SiteInput): Promise<number> {
-    const companyId = await this.ownerCompany(scope, callerCompanyId, input.companyId);
+    const companyId = await this.requireCompany(scope, input.companyId ?? callerCompanyId);
     try {
       const [row] = await this.db
         .insert(site)
@@ -149,65 +176,123 @@ export class RegistryService {
   }
 
   /**
-   * Updates a site; 3036 not in scope, 6000 company outside scope or missing, 3039 code taken.
-   * Moved to a company outside its ToU scheme's company tree, the site runs no scheme any more;
-   * a new time zone of a site that runs a scheme is pushed to its EMS (`touSiteTimezoneChanged`).
+   * Updates a site's form fields; 3036 not in scope, 3039 code taken, 3042 `companyId` another
+   * company than the site's (moving is {@link moveSite}). A new time zone of a site that runs a
+   * scheme is pushed to its EMS (`touSiteTimezoneChanged`).
    */
-  async updateSite(
-    scope: CompanyScope,
-    callerCompanyId: number,
-    id: number,
-    input: SiteInput,
-  ): Promise<void> {
+  async updateSite(scope: CompanyScope, id: number, input: SiteInput): Promise<void> {
     const existing = await this.requireSite(scope, id);
-    const companyId = input.companyId
-      ? await this.ownerCompany(scope, callerCompanyId, input.companyId)
-      : existing.companyId;
-    let runsScheme = false;
+    if (input.companyId !== undefined && input.companyId !== existing.companyId) {
+      throw new ApiError(ErrorCode.MOVE_BY_ACTION, {}, 'companyId');
+    }
     try {
-      await this.db.transaction(async (tx) => {
-        await tx
-          .update(site)
-          .set({
-            companyId,
-            code: input.code,
-            name: input.name,
-            address: input.address,
-            timezone: input.timezone,
-            latitude: input.latitude ?? null,
-            longitude: input.longitude ?? null,
-            updatedAt: new Date(),
-          })
-          .where(eq(site.id, id));
-        // Devices follow their site's company, and so do the site's alarms and alarm events
-        // (they are scoped by the company stamped on them: modules/alarm).
-        if (companyId !== existing.companyId) {
-          await tx.update(device).set({ companyId }).where(eq(device.siteId, id));
-          await tx.execute(sql`UPDATE alarm SET company_id = ${companyId} WHERE site_id = ${id}`);
-          await tx.execute(sql`UPDATE alarm_event SET company_id = ${companyId} WHERE site_id = ${id}`);
-        }
-        // A site runs only a ToU scheme of its company or one above it: moved elsewhere, it
-        // runs none (the EMS keeps its last plan until it gets another).
-        if (companyId !== existing.companyId && existing.touSchemeId !== null) {
-          const [scheme] = await tx
-            .select({ companyId: touScheme.companyId })
-            .from(touScheme)
-            .where(eq(touScheme.id, existing.touSchemeId));
-          if (!scheme || !(await companyTree(tx, scheme.companyId)).includes(companyId)) {
-            await tx.update(site).set({ touSchemeId: null }).where(eq(site.id, id));
-            await tx
-              .delete(deviceDelivery)
-              .where(and(eq(deviceDelivery.kind, 'tou'), eq(deviceDelivery.siteId, id)));
-          }
-        }
-        const [after] = await tx.select({ touSchemeId: site.touSchemeId }).from(site).where(eq(site.id, id));
-        runsScheme = after?.touSchemeId != null;
-      });
+      await this.db
+        .update(site)
+        .set({
+          code: input.code,
+          name: input.name,
+          address: input.address,
+          timezone: input.timezone,
+          latitude: input.latitude ?? null,
+          longitude: input.longitude ?? null,
+          updatedAt: new Date(),
+        })
+        .where(eq(site.id, id));
     } catch (err) {
       if (isUniqueViolation(err, 'site_code_uq')) throw new ApiError(ErrorCode.SITE_CODE_EXISTS);
       throw err;
     }
-    if (runsScheme && input.timezone !== existing.timezone) this.hooks.touSiteTimezoneChanged?.(id);
+    if (existing.touSchemeId !== null && input.timezone !== existing.timezone) {
+      this.hooks.touSiteTimezoneChanged?.(id);
+    }
+  }
+
+  /**
+   * What moving site `id` to `companyId` would do (site/moveCompanyPreview); changes nothing.
+   * Errors: 3036 site not in scope, 6000 company missing or outside scope, 3041 already there.
+   */
+  async previewSiteMove(scope: CompanyScope, id: number, companyId: number): Promise<SiteMoveOutcome> {
+    const existing = await this.requireSite(scope, id);
+    await this.requireCompany(scope, companyId);
+    if (existing.companyId === companyId) throw new ApiError(ErrorCode.ALREADY_THERE);
+    return this.siteMoveOutcome(this.db, existing, companyId);
+  }
+
+  /**
+   * Moves site `id` to `companyId` in one transaction (site/moveCompany): the site, its devices,
+   * its alarms and alarm events, and its dead letters take the new company (telemetry, rollups
+   * and latest values are keyed by device and follow the devices). A ToU scheme the new company
+   * may not run (not of that company or one above it) is taken off the site and its delivery row
+   * deleted; the EMS keeps the plan it last received. Answers what it did (as the preview).
+   * Errors: 3036 site not in scope, 6000 company missing or outside scope, 3041 already there.
+   */
+  async moveSite(scope: CompanyScope, id: number, companyId: number): Promise<SiteMoveOutcome> {
+    await this.requireSite(scope, id);
+    await this.requireCompany(scope, companyId);
+    return this.db.transaction(async (tx) => {
+      // Locked, and read again: a move or an assignment meanwhile is seen whole.
+      const [row] = await tx
+        .select()
+        .from(site)
+        .where(and(eq(site.id, id), inScope(scope, site.companyId)))
+        .for('update');
+      if (!row) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+      if (row.companyId === companyId) throw new ApiError(ErrorCode.ALREADY_THERE);
+      const outcome = await this.siteMoveOutcome(tx, row, companyId);
+      const dropScheme = outcome.touScheme !== null && !outcome.touScheme.kept;
+      await tx
+        .update(site)
+        .set({ companyId, ...(dropScheme ? { touSchemeId: null } : {}), updatedAt: new Date() })
+        .where(eq(site.id, id));
+      await tx.update(device).set({ companyId, updatedAt: new Date() }).where(eq(device.siteId, id));
+      await tx.update(alarm).set({ companyId }).where(eq(alarm.siteId, id));
+      await tx.update(alarmEvent).set({ companyId }).where(eq(alarmEvent.siteId, id));
+      await tx.update(deviceDeadLetter).set({ companyId }).where(eq(deviceDeadLetter.siteId, id));
+      if (dropScheme) {
+        await tx
+          .delete(deviceDelivery)
+          .where(and(eq(deviceDelivery.kind, TOU_KIND), eq(deviceDelivery.siteId, id)));
+      }
+      return outcome;
+    });
+  }
+
+  /** The figures of {@link SiteMoveOutcome} for `row` moving to `companyId`, read with `db`. */
+  private async siteMoveOutcome(
+    db: Db,
+    row: { id: number; companyId: number; touSchemeId: number | null },
+    companyId: number,
+  ): Promise<SiteMoveOutcome> {
+    const companies = await db
+      .select({ id: company.id, name: company.name })
+      .from(company)
+      .where(inArray(company.id, [row.companyId, companyId]));
+    const named = (cid: number) => ({ id: cid, name: companies.find((c) => c.id === cid)?.name ?? '' });
+    const [devices] = await db.select({ n: count() }).from(device).where(eq(device.siteId, row.id));
+    const [alarms] = await db
+      .select({ n: count(), active: sql<number>`count(*) FILTER (WHERE ${alarm.clearedAt} IS NULL)` })
+      .from(alarm)
+      .where(eq(alarm.siteId, row.id));
+    let touSchemeOutcome: SiteMoveOutcome['touScheme'] = null;
+    if (row.touSchemeId !== null) {
+      const [scheme] = await db
+        .select({ id: touScheme.id, name: touScheme.name, companyId: touScheme.companyId })
+        .from(touScheme)
+        .where(eq(touScheme.id, row.touSchemeId));
+      if (scheme) {
+        // A site runs only a scheme of its company or of one above it (modules/tou).
+        const kept = (await companyTree(db, scheme.companyId)).includes(companyId);
+        touSchemeOutcome = { id: scheme.id, name: scheme.name, kept };
+      }
+    }
+    return {
+      from: named(row.companyId),
+      to: named(companyId),
+      devices: Number(devices?.n ?? 0),
+      alarms: Number(alarms?.n ?? 0),
+      activeAlarms: Number(alarms?.active ?? 0),
+      touScheme: touSchemeOutcome,
+    };
   }
 
   /** Deletes an empty site; 3037 when it still has devices. */
@@ -218,12 +303,8 @@ export class RegistryService {
     await this.db.delete(site).where(eq(site.id, id));
   }
 
-  private async ownerCompany(
-    scope: CompanyScope,
-    callerCompanyId: number,
-    requested?: number,
-  ): Promise<number> {
-    const companyId = requested ?? callerCompanyId;
+  /** The company if it exists and is in scope; 6000 otherwise. */
+  private async requireCompany(scope: CompanyScope, companyId: number): Promise<number> {
     const [row] = await this.db.select({ id: company.id }).from(company).where(eq(company.id, companyId));
     if (!row || !scopeIncludes(scope, companyId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
     return companyId;
@@ -314,20 +395,22 @@ export class RegistryService {
     secret: { id: number; sn: string; mqttClientId: string; username: string; secret: string } | null;
   }> {
     const parent = await this.requireSite(scope, input.siteId);
-    const gatewayId = await this.checkGateway(parent.id, input.gatewayId ?? null);
-    const secret = gatewayId === null ? newDeviceSecret() : null;
-    const mqttClientId = gatewayId === null ? (input.mqttClientId ?? input.sn) : input.mqttClientId;
+    const secret = input.gatewayId == null ? newDeviceSecret() : null;
+    const mqttClientId = input.gatewayId == null ? (input.mqttClientId ?? input.sn) : input.mqttClientId;
     try {
-      const [row] = await this.db
-        .insert(device)
-        .values({
-          ...deviceColumns(input, parent, gatewayId),
-          mqttClientId,
-          secretHash: secret ? deviceSecretHash(secret) : null,
-          secretIssuedAt: secret ? new Date() : null,
-        })
-        .returning({ id: device.id });
-      const id = row!.id;
+      const id = await this.db.transaction(async (tx) => {
+        const gatewayId = await this.checkGateway(tx, parent.id, input.gatewayId ?? null);
+        const [row] = await tx
+          .insert(device)
+          .values({
+            ...deviceColumns(input, parent, gatewayId),
+            mqttClientId,
+            secretHash: secret ? deviceSecretHash(secret) : null,
+            secretIssuedAt: secret ? new Date() : null,
+          })
+          .returning({ id: device.id });
+        return row!.id;
+      });
       return {
         id,
         secret: secret
@@ -341,35 +424,133 @@ export class RegistryService {
   }
 
   /**
-   * Updates a device; a gateway with devices behind it cannot become a sub-device or move to
-   * another site (3038). A device that becomes a gateway has no secret until one is issued.
+   * Updates a device on its site; a gateway with devices behind it cannot become a sub-device
+   * (3038). A device that becomes a gateway has no secret until one is issued. `siteId`, when
+   * sent, must be the device's site: another answers 3042 (moving is {@link moveDevice}).
    */
-  async updateDevice(scope: CompanyScope, id: number, input: DeviceInput): Promise<void> {
+  async updateDevice(
+    scope: CompanyScope,
+    id: number,
+    input: Omit<DeviceInput, 'siteId'> & { siteId?: number },
+  ): Promise<void> {
     const existing = await this.requireDevice(scope, id);
-    const parent = await this.requireSite(scope, input.siteId);
-    const gatewayId = await this.checkGateway(parent.id, input.gatewayId ?? null, id);
-    if (existing.gatewayId === null && (gatewayId !== null || parent.id !== existing.siteId)) {
-      await this.assertNoDevicesBehind(id);
+    if (input.siteId !== undefined && input.siteId !== existing.siteId) {
+      throw new ApiError(ErrorCode.MOVE_BY_ACTION, {}, 'siteId');
     }
+    const parent = await this.requireSite(scope, existing.siteId);
     try {
-      await this.db
-        .update(device)
-        .set({
-          ...deviceColumns(input, parent, gatewayId),
-          mqttClientId: input.mqttClientId ?? (gatewayId === null ? input.sn : null),
-          ...(gatewayId !== null ? { secretHash: null, secretIssuedAt: null, online: false } : {}),
-          updatedAt: new Date(),
-        })
-        .where(eq(device.id, id));
+      await this.db.transaction(async (tx) => {
+        const gatewayId = await this.checkGateway(tx, parent.id, input.gatewayId ?? null, id);
+        if (existing.gatewayId === null && gatewayId !== null) await this.assertNoDevicesBehind(tx, id);
+        await tx
+          .update(device)
+          .set({
+            ...deviceColumns({ ...input, siteId: parent.id }, parent, gatewayId),
+            mqttClientId: input.mqttClientId ?? (gatewayId === null ? input.sn : null),
+            ...(gatewayId !== null ? { secretHash: null, secretIssuedAt: null, online: false } : {}),
+            updatedAt: new Date(),
+          })
+          .where(eq(device.id, id));
+      });
     } catch (err) {
       if (isUniqueViolation(err, 'device_sn_uq')) throw new ApiError(ErrorCode.DEVICE_SN_EXISTS);
       throw err;
     }
   }
 
+  /**
+   * Moves a device to another site in one transaction (device/moveSite). A gateway takes every
+   * device behind it along; a device behind a gateway reports through `gatewayId`, a gateway of
+   * the target site, afterwards. The moved devices take the target site's company, and their
+   * alarms, alarm events, dead letters (a gateway's) and device-target deliveries the new site
+   * and company; telemetry, rollups, latest values and the connection log are keyed by device
+   * and go with it. A moved gateway asks for both sites' ToU scheme to be sent again
+   * (`siteGatewaysChanged`). Errors: 3030 device, 3036 site not in scope; 3041 already there;
+   * 3040 a device behind a gateway without a gateway of the target site; -100 `gatewayId` for a
+   * gateway (it moves as a gateway).
+   */
+  async moveDevice(
+    scope: CompanyScope,
+    id: number,
+    input: { siteId: number; gatewayId?: number | null },
+  ): Promise<DeviceMove> {
+    await this.requireDevice(scope, id);
+    await this.requireSite(scope, input.siteId);
+    const move = await this.db.transaction(async (tx): Promise<DeviceMove> => {
+      // Locked, and read again in the transaction: a concurrent move or edit is seen whole.
+      const [moving] = await tx
+        .select()
+        .from(device)
+        .where(and(eq(device.id, id), inScope(scope, device.companyId)))
+        .for('update');
+      if (!moving) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND);
+      const sites = await tx
+        .select({ id: site.id, name: site.name, companyId: site.companyId })
+        .from(site)
+        .where(and(inArray(site.id, [moving.siteId, input.siteId]), inScope(scope, site.companyId)))
+        .for('share');
+      const from = sites.find((s) => s.id === moving.siteId);
+      const to = sites.find((s) => s.id === input.siteId);
+      if (!from || !to) throw new ApiError(ErrorCode.SITE_NOT_FOUND);
+      if (to.id === from.id) throw new ApiError(ErrorCode.ALREADY_THERE);
+
+      let gatewayId: number | null = null;
+      let devices: { id: number; sn: string }[];
+      if (moving.gatewayId === null) {
+        if (input.gatewayId != null) throw new ApiError(ErrorCode.PARAM_ERROR, {}, 'gatewayId');
+        const behind = await tx
+          .select({ id: device.id, sn: device.sn })
+          .from(device)
+          .where(eq(device.gatewayId, id))
+          .orderBy(device.id)
+          .for('update');
+        devices = [{ id, sn: moving.sn }, ...behind];
+      } else {
+        if (input.gatewayId == null) {
+          throw new ApiError(ErrorCode.DEVICE_GATEWAY_ON_OTHER_SITE, {}, 'gatewayId');
+        }
+        const [gateway] = await tx
+          .select({ id: device.id })
+          .from(device)
+          .where(and(eq(device.id, input.gatewayId), eq(device.siteId, to.id), isNull(device.gatewayId)))
+          .for('share');
+        if (!gateway) throw new ApiError(ErrorCode.DEVICE_GATEWAY_ON_OTHER_SITE, {}, 'gatewayId');
+        gatewayId = gateway.id;
+        devices = [{ id, sn: moving.sn }];
+      }
+      const ids = devices.map((d) => d.id);
+      const place = { siteId: to.id, companyId: to.companyId };
+      await tx
+        .update(device)
+        .set({ ...place, updatedAt: new Date() })
+        .where(inArray(device.id, ids));
+      if (moving.gatewayId !== null) await tx.update(device).set({ gatewayId }).where(eq(device.id, id));
+      await tx.update(alarm).set(place).where(inArray(alarm.deviceId, ids));
+      await tx.update(alarmEvent).set(place).where(inArray(alarmEvent.deviceId, ids));
+      if (moving.gatewayId === null) {
+        await tx.update(deviceDeadLetter).set(place).where(eq(deviceDeadLetter.gatewaySn, moving.sn));
+      }
+      await tx.update(deviceDelivery).set({ siteId: to.id }).where(inArray(deviceDelivery.deviceId, ids));
+      return {
+        before: {
+          siteId: from.id,
+          siteName: from.name,
+          companyId: from.companyId,
+          gatewayId: moving.gatewayId,
+        },
+        after: { siteId: to.id, siteName: to.name, companyId: to.companyId, gatewayId },
+        devices,
+      };
+    });
+    if (move.after.gatewayId === null) {
+      this.hooks.siteGatewaysChanged?.([move.before.siteId, move.after.siteId]);
+    }
+    return move;
+  }
+
   async deleteDevice(scope: CompanyScope, id: number): Promise<void> {
     const existing = await this.requireDevice(scope, id);
-    if (existing.gatewayId === null) await this.assertNoDevicesBehind(id);
+    if (existing.gatewayId === null) await this.assertNoDevicesBehind(this.db, id);
     await this.db.delete(device).where(eq(device.id, id));
   }
 
@@ -391,25 +572,29 @@ export class RegistryService {
     };
   }
 
+  /**
+   * `gatewayId` if it is a gateway of the site (not `selfId`); 3030 naming `gatewayId` otherwise.
+   * The gateway row is share-locked until `tx` ends, so a move of that gateway (which locks it
+   * for update) cannot leave the new device on the gateway's old site.
+   */
   private async checkGateway(
+    tx: Db,
     siteId: number,
     gatewayId: number | null,
     selfId?: number,
   ): Promise<number | null> {
     if (gatewayId === null) return null;
-    const [gw] = await this.db
+    const [gw] = await tx
       .select({ id: device.id })
       .from(device)
-      .where(and(eq(device.id, gatewayId), eq(device.siteId, siteId), isNull(device.gatewayId)));
+      .where(and(eq(device.id, gatewayId), eq(device.siteId, siteId), isNull(device.gatewayId)))
+      .for('share');
     if (!gw || gw.id === selfId) throw new ApiError(ErrorCode.DEVICE_NOT_FOUND, {}, 'gatewayId');
     return gw.id;
   }
 
-  private async assertNoDevicesBehind(id: number): Promise<void> {
-    const [{ n } = { n: 0 }] = await this.db
-      .select({ n: count() })
-      .from(device)
-      .where(eq(device.gatewayId, id));
+  private async assertNoDevicesBehind(db: Db, id: number): Promise<void> {
+    const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(device).where(eq(device.gatewayId, id));
     if (Number(n) > 0) throw new ApiError(ErrorCode.GATEWAY_HAS_DEVICES);
   }
 

@@ -23,14 +23,19 @@ export const PUBLIC_COCKPIT_RATE_PER_MINUTE = 30;
 export const screenRoutes: FastifyPluginAsyncZod = async (app) => {
   const screens = new ScreenService(app.db, app.fleet);
 
-  route(app, calls.cockpitPublic, async (request) => ok(request, await screens.publicCockpit()), {
-    config: { rateLimit: { max: PUBLIC_COCKPIT_RATE_PER_MINUTE, timeWindow: '1 minute' } },
-    // No X-Token: the OpenAPI page must not ask for one.
-    security: [],
-  });
+  route(
+    app,
+    calls.cockpitPublic,
+    async (request) => ok(request, await screens.publicCockpit(request.body.timezone)),
+    {
+      config: { rateLimit: { max: PUBLIC_COCKPIT_RATE_PER_MINUTE, timeWindow: '1 minute' } },
+      // No X-Token: the OpenAPI page must not ask for one.
+      security: [],
+    },
+  );
 
   route(app, calls.cockpit, async (request) =>
-    ok(request, await screens.cockpit(await companyScope(app.db, request.auth))),
+    ok(request, await screens.cockpit(await companyScope(app.db, request.auth), request.body.timezone)),
   );
 
   route(app, calls.sites, async (request) =>

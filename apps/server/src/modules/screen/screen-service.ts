@@ -8,10 +8,14 @@
  * - `cockpit(scope)`: the same aggregates for the caller's companies plus its sites.
  * - `sites(scope)`, `site(scope, id)`: site picker and one site's screen data (3036 outside scope).
  *
- * Energy per site and local day: the shared daily rule of devices/daily-energy.ts
- * ({@link dailyEnergySql}), as on the dashboard, history and export. Active alarms: rows of
- * `alarm` not cleared ({@link activeAlarmsSql}), as on the alarms page. Revenue per site-day = discharged × peak price − charged × valley price, prices
- * from the day's plan of the site's ToU scheme (`resolveDay`) or the contract's defaults.
+ * Which devices provide a site's SOC, power, charge/discharge energy, capacity and rated power:
+ * the contract's site-figure rule (devices/site-figures.ts, {@link figureSourcesSql}; the
+ * gateway's own points where the site has no BMS, PCS, meter or PV device), as on the dashboard
+ * and site monitoring. Energy per site and local day: the shared daily rule of
+ * devices/daily-energy.ts ({@link dailyEnergySql}), as on the dashboard, history and export.
+ * Active alarms: rows of `alarm` not cleared ({@link activeAlarmsSql}), as on the alarms page.
+ * Revenue per site-day = discharged × peak price − charged × valley price, prices from the day's
+ * plan of the site's ToU scheme (`resolveDay`) or the contract's defaults.
  */
 import {
   type AlarmLevel,
@@ -32,6 +36,8 @@ import {
   type ScreenSiteOption,
   type SiteCurve,
   type SiteStatus,
+  siteLoadKw,
+  siteRatings,
   type TouSchemeDocument,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
@@ -42,6 +48,7 @@ import { ApiError } from '../../core/http/api-error';
 import { activeAlarmsSql } from '../../devices/active-alarms';
 import { dailyEnergySql, ENERGY_POINTS } from '../../devices/daily-energy';
 import type { FleetSnapshot } from '../../devices/fleet-snapshot';
+import { figureSourcesSql } from '../../devices/site-figures';
 
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
 export const PUBLIC_CACHE_MS = 5000;
@@ -85,11 +92,18 @@ interface SiteExtra {
   longitude: number | null;
 }
 
+/** The public answer of one requested zone: the last one and when its build settled, the build under way. */
+interface PublicEntry {
+  last: { at: number; value: CockpitAggregates } | null;
+  build: Promise<CockpitAggregates> | null;
+}
+
 export class ScreenService {
-  /** The last public answer and when its build settled (ms). */
-  private publicLast: { at: number; value: CockpitAggregates } | null = null;
-  /** The public build under way, if any: never more than one at a time. */
-  private publicBuild: Promise<CockpitAggregates> | null = null;
+  /**
+   * Public answers per zone the caller named ('' for none): the zone matters only to the time
+   * base when the sites do not share one; zones are IANA names Intl knows, so this stays small.
+   */
+  private readonly publicEntries = new Map<string, PublicEntry>();
 
   constructor(
     private readonly db: Db,
@@ -101,31 +115,40 @@ export class ScreenService {
    * build runs at a time; the last answer is served while a refresh runs, and a refresh starts
    * only once the last build settled at least {@link PUBLIC_CACHE_MS} ago. The very first call(s)
    * wait for the first build; a failed build keeps the previous answer (or rejects when none).
+   * `callerZone`: the time base when the sites do not share a zone (`FleetSnapshot.timeBase`);
+   * each zone named has its own answer.
    */
-  publicCockpit(): Promise<CockpitAggregates> {
-    const last = this.publicLast;
+  publicCockpit(callerZone?: string): Promise<CockpitAggregates> {
+    const key = callerZone ?? '';
+    let entry = this.publicEntries.get(key);
+    if (!entry) {
+      entry = { last: null, build: null };
+      this.publicEntries.set(key, entry);
+    }
+    const current = entry;
+    const last = current.last;
     if (last && Date.now() - last.at < PUBLIC_CACHE_MS) return Promise.resolve(last.value);
-    if (!this.publicBuild) {
-      const build = this.build({ all: true }).then(({ aggregates }) => {
-        this.publicLast = { at: Date.now(), value: aggregates };
+    if (!current.build) {
+      const build = this.build({ all: true }, callerZone).then(({ aggregates }) => {
+        current.last = { at: Date.now(), value: aggregates };
         return aggregates;
       });
-      this.publicBuild = build;
+      current.build = build;
       build.then(
         () => {
-          if (this.publicBuild === build) this.publicBuild = null;
+          if (current.build === build) current.build = null;
         },
         () => {
-          if (this.publicBuild === build) this.publicBuild = null;
+          if (current.build === build) current.build = null;
         },
       );
     }
-    return last ? Promise.resolve(last.value) : this.publicBuild;
+    return last ? Promise.resolve(last.value) : current.build;
   }
 
-  /** The signed-in cockpit: the scope's aggregates, its sites and the top sites. */
-  async cockpit(scope: CompanyScope): Promise<CockpitData> {
-    const { aggregates, siteList } = await this.build(scope);
+  /** The signed-in cockpit: the scope's aggregates, its sites and the top sites (`callerZone` as above). */
+  async cockpit(scope: CompanyScope, callerZone?: string): Promise<CockpitData> {
+    const { aggregates, siteList } = await this.build(scope, callerZone);
     const topSiteIds = [...siteList]
       .filter((s) => s.monthDischargeKwh > 0)
       .sort((a, b) => b.monthDischargeKwh - a.monthDischargeKwh || a.siteId - b.siteId)
@@ -136,13 +159,15 @@ export class ScreenService {
 
   private async build(
     scope: CompanyScope,
+    callerZone?: string,
   ): Promise<{ aggregates: CockpitAggregates; siteList: CockpitSite[] }> {
+    const timeBase = await this.fleet.timeBase(scope, callerZone);
     const [sites, energy, extra, alarms, powerCurve] = await Promise.all([
       this.fleet.sites(scope),
       this.energy(scope),
       this.extra(scope),
       this.alarmLevels(scope),
-      this.fleet.powerCurve(scope),
+      this.fleet.powerCurve(scope, timeBase.timezone),
     ]);
     const overview = await this.fleet.overview(scope, sites);
     const none: SiteEnergy = {
@@ -189,6 +214,7 @@ export class ScreenService {
       },
       alarms,
       mapCells: [...cells.values()].sort((a, b) => b.sites - a.sites || a.latitude - b.latitude),
+      timeBase,
       powerCurve,
       updatedAt: Date.now(),
     };
@@ -236,16 +262,17 @@ export class ScreenService {
         WITH s AS (
           SELECT id, timezone, to_char(now() AT TIME ZONE timezone, 'YYYY-MM-DD') AS today
           FROM site WHERE ${inScopeSql(scope, 'company_id')}
-        )
-        SELECT d.site_id, e.day, e.day = s.today AS is_today,
-               sum(e.kwh) FILTER (WHERE e.point = 'e_charge_total_kwh') AS charge,
-               sum(e.kwh) FILTER (WHERE e.point = 'e_discharge_total_kwh') AS discharge
+        ),
+        src AS ${figureSourcesSql(sql`SELECT id FROM s`, ['chargeTotalKwh', 'dischargeTotalKwh'])}
+        SELECT src.site_id, e.day, e.day = s.today AS is_today,
+               sum(e.kwh) FILTER (WHERE src.figure = 'chargeTotalKwh') AS charge,
+               sum(e.kwh) FILTER (WHERE src.figure = 'dischargeTotalKwh') AS discharge
         FROM ${dailyEnergySql({
-          devices: sql`SELECT d.id AS device_id, s.timezone FROM device d JOIN s ON s.id = d.site_id WHERE d.type = 'pcs'`,
+          devices: sql`SELECT DISTINCT src.device_id, s.timezone FROM src JOIN s ON s.id = src.site_id`,
           points: ['e_charge_total_kwh', 'e_discharge_total_kwh'],
           from: sql`date_trunc('month', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
-        })} e JOIN device d ON d.id = e.device_id JOIN s ON s.id = d.site_id
-        GROUP BY d.site_id, e.day, s.today`),
+        })} e JOIN src ON src.device_id = e.device_id AND src.point = e.point JOIN s ON s.id = src.site_id
+        GROUP BY src.site_id, e.day, s.today`),
     );
     const schemes = rowsOf<Record<string, unknown>>(
       await this.db.execute(sql`
@@ -372,8 +399,7 @@ export class ScreenService {
     } catch {
       // An unreadable scheme prices by the defaults.
     }
-    const sumOf = (type: DeviceType, field: 'capacityKwh' | 'ratedPowerKw') =>
-      round(devices.filter((d) => d.type === type).reduce((n, d) => n + (d[field] ?? 0), 0));
+    const { capacityKwh, ratedPowerKw } = siteRatings(devices);
     return {
       site: {
         id: numOrZero(row.id),
@@ -386,8 +412,8 @@ export class ScreenService {
         longitude: numOrNull(row.longitude),
         registeredAt: numOrZero(row.created_at),
         touSchemeName: (row.scheme_name ?? null) as string | null,
-        capacityKwh: sumOf('bms', 'capacityKwh'),
-        ratedPowerKw: sumOf('pcs', 'ratedPowerKw'),
+        capacityKwh,
+        ratedPowerKw,
         online: devices.some((d) => d.isGateway && d.online),
       },
       devices,
@@ -401,47 +427,56 @@ export class ScreenService {
     };
   }
 
-  /** Today's energies of a site per register (site-local day). */
+  /**
+   * Today's energies of a site per register (site-local day): charged/discharged from the
+   * registers the site-figure rule names, imported/exported from meters, produced from PV.
+   */
   private async siteToday(siteId: number, timezone: string) {
     const rows = rowsOf<Record<string, unknown>>(
       await this.db.execute(sql`
-        SELECT d.type, e.point, sum(e.kwh) AS kwh
+        WITH src AS ${figureSourcesSql(sql`SELECT ${siteId}::int`, ['chargeTotalKwh', 'dischargeTotalKwh'])}
+        SELECT e.point, sum(e.kwh) AS kwh
         FROM ${dailyEnergySql({
           devices: sql`SELECT id AS device_id, ${timezone}::text AS timezone FROM device WHERE site_id = ${siteId}`,
           points: ENERGY_POINTS,
           from: sql`date_trunc('day', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
         })} e JOIN device d ON d.id = e.device_id
-        WHERE (d.type = 'pcs' AND e.point IN ('e_charge_total_kwh', 'e_discharge_total_kwh')) OR
+        WHERE EXISTS (SELECT 1 FROM src WHERE src.device_id = e.device_id AND src.point = e.point) OR
               (d.type = 'meter' AND e.point IN ('e_import_total_kwh', 'e_export_total_kwh')) OR
               (d.type = 'pv' AND e.point = 'e_total_kwh')
-        GROUP BY d.type, e.point`),
+        GROUP BY e.point`),
     );
-    const of = (type: string, point: string) =>
-      round(numOrZero(rows.find((r) => r.type === type && r.point === point)?.kwh));
+    const of = (point: string) => round(numOrZero(rows.find((r) => r.point === point)?.kwh));
     return {
-      chargeKwh: of('pcs', 'e_charge_total_kwh'),
-      dischargeKwh: of('pcs', 'e_discharge_total_kwh'),
-      importKwh: of('meter', 'e_import_total_kwh'),
-      exportKwh: of('meter', 'e_export_total_kwh'),
-      pvKwh: of('pv', 'e_total_kwh'),
+      chargeKwh: of('e_charge_total_kwh'),
+      dischargeKwh: of('e_discharge_total_kwh'),
+      importKwh: of('e_import_total_kwh'),
+      exportKwh: of('e_export_total_kwh'),
+      pvKwh: of('e_total_kwh'),
     };
   }
 
-  /** Today's 15-minute averages of the site's main points (site-local day). */
+  /**
+   * Today's 15-minute averages of the site's main points (site-local day): battery, grid, PV,
+   * load and SOC from the devices the site-figure rule names; IGBT and cabinet climate by type.
+   */
   private async siteCurve(siteId: number, timezone: string): Promise<SiteCurve> {
     const rows = rowsOf<Record<string, unknown>>(
       await this.db.execute(sql`
+        WITH src AS ${figureSourcesSql(sql`SELECT ${siteId}::int`, ['batteryKw', 'gridKw', 'pvKw', 'reportedLoadKw', 'socPct'])}
         SELECT (extract(epoch FROM r.bucket_start) * 1000)::bigint AS ts,
-               sum(r.sum / r.n) FILTER (WHERE d.type = 'pcs' AND r.point = 'p_kw') AS battery,
-               sum(r.sum / r.n) FILTER (WHERE d.type = 'meter' AND r.point = 'p_kw') AS grid,
-               sum(r.sum / r.n) FILTER (WHERE d.type = 'pv' AND r.point = 'p_kw') AS pv,
-               avg(r.sum / r.n) FILTER (WHERE d.type = 'bms' AND r.point = 'soc_pct') AS soc,
+               sum(r.sum / r.n) FILTER (WHERE src.figure = 'batteryKw') AS battery,
+               sum(r.sum / r.n) FILTER (WHERE src.figure = 'gridKw') AS grid,
+               sum(r.sum / r.n) FILTER (WHERE src.figure = 'pvKw') AS pv,
+               sum(r.sum / r.n) FILTER (WHERE src.figure = 'reportedLoadKw') AS load,
+               avg(r.sum / r.n) FILTER (WHERE src.figure = 'socPct') AS soc,
                max(r.sum / r.n) FILTER (WHERE d.type = 'pcs' AND r.point = 't_igbt_c') AS igbt,
                avg(r.sum / r.n) FILTER (WHERE d.type = 'env_sensor' AND r.point = 't_c') AS env_t,
                avg(r.sum / r.n) FILTER (WHERE d.type = 'env_sensor' AND r.point = 'rh_pct') AS env_rh
         FROM telemetry_rollup r JOIN device d ON d.id = r.device_id
+        LEFT JOIN src ON src.device_id = r.device_id AND src.point = r.point
         WHERE d.site_id = ${siteId} AND r.bucket_s = 900
-          AND r.point IN ('p_kw', 'soc_pct', 't_igbt_c', 't_c', 'rh_pct')
+          AND (src.figure IS NOT NULL OR r.point IN ('t_igbt_c', 't_c', 'rh_pct'))
           AND r.bucket_start >= date_trunc('day', now() AT TIME ZONE ${timezone}) AT TIME ZONE ${timezone}
         GROUP BY r.bucket_start ORDER BY r.bucket_start`),
     );
@@ -468,9 +503,7 @@ export class ScreenService {
       curve.batteryKw.push(battery);
       curve.gridKw.push(grid);
       curve.pvKw.push(pv);
-      curve.loadKw.push(
-        grid === null && battery === null ? null : round((grid ?? 0) + (pv ?? 0) + (battery ?? 0)),
-      );
+      curve.loadKw.push(siteLoadKw(grid, pv, battery, r2(r.load)));
       curve.socPct.push(r2(r.soc));
       curve.igbtC.push(r2(r.igbt));
       curve.envTempC.push(r2(r.env_t));

@@ -31,6 +31,7 @@ import { likePattern } from '../../core/db/like';
 import { company, deviceDelivery, site, touScheme } from '../../core/db/schema';
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
+import { siteCapacityKwhSql, siteRatedPowerKwSql } from '../../devices/site-figures';
 import { TOU_KIND, touDesired, touTargetKey } from '../../devices/tou-push';
 
 type SchemeRecord = typeof touScheme.$inferSelect;
@@ -63,8 +64,8 @@ export function assertValidScheme(doc: TouSchemeDocument, today: string, lang: L
 
 // Written out qualified: in a one-table select Drizzle renders `${site.id}` as a bare "id", which
 // inside these subqueries would mean the device's id.
-const siteCapacityKwh = sql<number>`(SELECT coalesce(sum(d.capacity_kwh), 0)::float8 FROM device d WHERE d.site_id = "site"."id" AND d.type = 'bms')`;
-const siteRatedPowerKw = sql<number>`(SELECT coalesce(sum(d.rated_power_kw), 0)::float8 FROM device d WHERE d.site_id = "site"."id" AND d.type = 'pcs')`;
+const siteCapacityKwh = siteCapacityKwhSql(sql`"site"."id"`);
+const siteRatedPowerKw = siteRatedPowerKwSql(sql`"site"."id"`);
 /** The ToU delivery rows of scheme `schemeId`. */
 const rowsOfScheme = (schemeId: number) =>
   and(
@@ -355,12 +356,13 @@ export class TouService {
           set: {
             version,
             desired: touDesired(id),
-            sentVersion: null,
+            // What the EMS runs of this scheme stays known; of another scheme it says nothing.
+            appliedVersion: sql`CASE WHEN ${deviceDelivery.desired} = excluded.desired THEN ${deviceDelivery.appliedVersion} END`,
+            appliedAt: sql`CASE WHEN ${deviceDelivery.desired} = excluded.desired THEN ${deviceDelivery.appliedAt} END`,
             state: 'pending',
             reason: null,
             requestedAt: now,
             sentAt: null,
-            settledAt: null,
           },
           setWhere: sql`${deviceDelivery.desired} <> excluded.desired OR ${deviceDelivery.version} <> ${version}`,
         });

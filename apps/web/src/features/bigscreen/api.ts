@@ -12,10 +12,18 @@ import {
 } from '@ess/contract';
 import { request } from '@/shared/api/client';
 import { ApiError } from '@/shared/api/errors';
+import { browserTimeZone } from '@/shared/format';
 
-/** `screen/cockpitPublic` without a token: installation aggregates only (nothing per site). */
+/**
+ * `screen/cockpitPublic` without a token: installation aggregates only (nothing per site). The
+ * browser's zone goes along as the time base for sites in several zones (`timeBase`).
+ */
 export function fetchPublicCockpit(): Promise<CockpitAggregates> {
-  return request(screenEndpoints.cockpitPublic, {}, { skipAuth: true, errorText: 'none' });
+  return request(
+    screenEndpoints.cockpitPublic,
+    { timezone: browserTimeZone() },
+    { skipAuth: true, errorText: 'none' },
+  );
 }
 
 /**
@@ -24,7 +32,7 @@ export function fetchPublicCockpit(): Promise<CockpitAggregates> {
  */
 export async function fetchCockpit(): Promise<CockpitData | CockpitAggregates> {
   try {
-    return await request(screenEndpoints.cockpit, {}, { errorText: 'none' });
+    return await request(screenEndpoints.cockpit, { timezone: browserTimeZone() }, { errorText: 'none' });
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.NO_PERMISSION) return fetchPublicCockpit();
     throw err;

@@ -1,9 +1,9 @@
 /**
- * Fleet state of the dashboard: the HTTP overview (refetched every minute for the power curve)
- * overlaid with the live `fleet` channel, whose snapshots replace the overview, the sites and
- * the alarms (the newer of the two by `overview.updatedAt` wins).
+ * Fleet state of the dashboard: the HTTP overview (refetched every minute for the power curve
+ * and the time base) overlaid with the live `fleet` channel, whose snapshots replace the
+ * overview, the sites and the alarms (the newer of the two by `overview.updatedAt` wins).
  */
-import type { AlarmRow, FleetOverview, PowerCurve, SiteStatus } from '@ess/contract';
+import type { AlarmRow, FleetOverview, FleetTimeBase, PowerCurve, SiteStatus } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
 import { type LiveStatus, liveWins, useLiveChannel } from '@/shared/live';
 import { CURVE_REFRESH_MS, fetchOverview } from './api';
@@ -13,6 +13,8 @@ export interface Fleet {
   sites: SiteStatus[] | undefined;
   alarms: AlarmRow[] | undefined;
   powerCurve: PowerCurve | undefined;
+  /** Zone of the curve's day and of every time on the dashboard (contract `fleetTimeBase`). */
+  timeBase: FleetTimeBase | undefined;
   live: LiveStatus;
   loading: boolean;
   failed: boolean;
@@ -35,6 +37,7 @@ export function useFleet(): Fleet {
     sites: current?.sites,
     alarms: current?.alarms,
     powerCurve: http?.powerCurve,
+    timeBase: http?.timeBase,
     live: status,
     loading: !current && query.isLoading,
     failed: !current && query.isError,

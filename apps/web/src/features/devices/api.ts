@@ -1,7 +1,7 @@
 /**
  * Site and device registry calls (devices issue; contract `siteEndpoints`, `deviceEndpoints`,
  * shapes in api/registry.ts). Every function resolves with the answer's `data` or rejects with
- * `ApiError` after the client's spec §8 handling (the catalogue text of 3030–3039, the server's
+ * `ApiError` after the client's spec §8 handling (the catalogue text of 3030–3042, the server's
  * msg for -100, which names the field).
  */
 import {
@@ -11,6 +11,7 @@ import {
   type EndpointResponse,
   MAX_PAGE_SIZE,
   type Page,
+  type SiteMoveOutcome,
   type SiteRow,
   siteEndpoints,
 } from '@ess/contract';
@@ -27,7 +28,7 @@ export function fetchSites(q: SiteQuery): Promise<Page<SiteRow>> {
   return request(siteEndpoints.pageList, q);
 }
 
-/** What the site dialog sends (contract `siteInput`). */
+/** What the site dialog sends (contract `siteInput`); `companyId` only when adding. */
 export interface SiteForm {
   code: string;
   name: string;
@@ -35,13 +36,34 @@ export interface SiteForm {
   timezone: string;
   latitude: number | null;
   longitude: number | null;
+  companyId?: number;
 }
 
-/** `site/save` (no id) or `site/update`. Errors: 3039 code exists, 3036 not found, -100. */
-export function saveSite(form: SiteForm, id?: number): Promise<unknown> {
-  return id === undefined
-    ? request(siteEndpoints.save, form)
-    : request(siteEndpoints.update, { ...form, id });
+/**
+ * `site/save` (no id): answers the new site's id; `site/update`: answers null. Errors: 3039 code
+ * exists, 3036 not found, 6000 company outside the caller's scope, -100.
+ */
+export async function saveSite(form: SiteForm, id?: number): Promise<{ id: number }> {
+  if (id === undefined) return request(siteEndpoints.save, form);
+  const { companyId: _company, ...fields } = form;
+  await request(siteEndpoints.update, { ...fields, id });
+  return { id };
+}
+
+/**
+ * `site/moveCompanyPreview` (no change) or `site/moveCompany`: what moving the site to the
+ * company moves and does to its ToU scheme (contract `siteMoveOutcome`). Errors: 3036, 6000,
+ * 3041 already there.
+ */
+export function moveSiteToCompany(
+  id: number,
+  companyId: number,
+  options: { preview: boolean },
+): Promise<SiteMoveOutcome> {
+  return request(options.preview ? siteEndpoints.moveCompanyPreview : siteEndpoints.moveCompany, {
+    id,
+    companyId,
+  });
 }
 
 /** `site/delete`. Errors: 3036 not found, 3037 it still has devices. */
@@ -67,6 +89,20 @@ export function fetchDevices(q: DeviceQuery): Promise<Page<DeviceRow>> {
 export async function fetchGateways(siteId: number): Promise<DeviceRow[]> {
   const page = await fetchDevices({ siteId, pageNum: 1, pageSize: MAX_PAGE_SIZE });
   return page.list.filter((d) => d.gatewayId === null);
+}
+
+/**
+ * `device/moveSite`: moves the device (a gateway with the devices behind it) to `siteId`; a
+ * device behind a gateway names the target site's gateway. Errors: 3030, 3036, 3040, 3041.
+ */
+export function moveDeviceToSite(id: number, siteId: number, gatewayId: number | null) {
+  return request(deviceEndpoints.moveSite, { id, siteId, ...(gatewayId === null ? {} : { gatewayId }) });
+}
+
+/** The devices reporting through gateway `gatewayId` of `siteId` (they move with it). */
+export async function fetchDevicesBehind(siteId: number, gatewayId: number): Promise<DeviceRow[]> {
+  const page = await fetchDevices({ siteId, pageNum: 1, pageSize: MAX_PAGE_SIZE });
+  return page.list.filter((d) => d.gatewayId === gatewayId);
 }
 
 /** What the device dialog sends (contract `deviceInput`). */
@@ -97,7 +133,9 @@ export type DeviceSecret = EndpointResponse<typeof deviceEndpoints.resetSecret>;
  */
 export async function saveDevice(form: DeviceForm, id?: number): Promise<{ secret: DeviceSecret | null }> {
   if (id !== undefined) {
-    await request(deviceEndpoints.update, { ...form, id });
+    // An edit keeps the device on its site (moving is `device/moveSite`).
+    const { siteId: _site, ...fields } = form;
+    await request(deviceEndpoints.update, { ...fields, id });
     return { secret: null };
   }
   const answer = await request(deviceEndpoints.save, form);
@@ -120,4 +158,7 @@ export const registryKeys = {
   sites: (q: SiteQuery) => ['registry', 'sites', q] as const,
   devices: (q: DeviceQuery) => ['registry', 'devices', q] as const,
   gateways: (siteId: number) => ['registry', 'gateways', siteId] as const,
+  behind: (siteId: number, gatewayId: number) => ['registry', 'behind', siteId, gatewayId] as const,
+  sitePicker: (keyword: string) => ['registry', 'site-picker', keyword] as const,
+  siteMove: (id: number, companyId: number) => ['registry', 'site-move', id, companyId] as const,
 };

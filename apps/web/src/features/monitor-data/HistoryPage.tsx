@@ -4,7 +4,8 @@
  * or month as bars. The server chooses raw rows or 15-min / hourly / daily rollups (at most
  * 3000 points per series) and answers min/max per bucket, drawn as a band; the page shows
  * which resolution answered. Ranges are checked here with the server's rule (inverted, over
- * 400 days, in the future) before anything is sent.
+ * 400 days, in the future) before anything is sent. Days, axes and times are the site's (its
+ * zone is the page's time base, named by a tag when it is not the browser's).
  * The page holds the site picker and the tabs; each tab is its own component (./history).
  * Test hooks: `history-site`, `history-series`, `history-preset`, `history-range-kind`,
  * `history-query`, `history-resolution`, `history-range-error`, `history-empty`,
@@ -14,6 +15,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Empty, Select, Skeleton, Tabs } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TimeBaseProvider, ZoneTag } from '@/shared/format/time-base';
 import { useDayjsLocale } from '@/shared/i18n/dayjs';
 import { fetchOptions } from './api';
 import { CompareTab } from './history/CompareTab';
@@ -41,46 +43,49 @@ export default function HistoryPage() {
   const list = devices.data?.devices;
   const site = sites.data?.sites.find((s) => s.id === siteId);
   return (
-    <div className="md-page" data-testid="history-page">
-      <div className="md-toolbar">
-        <Select
-          className="md-select"
-          data-testid="history-site"
-          placeholder={t('monitorData.site')}
-          value={siteId}
-          loading={sites.isLoading}
-          showSearch={{ optionFilterProp: 'label' }}
-          options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
-          onChange={setSiteId}
-        />
+    <TimeBaseProvider timeZone={site?.timezone}>
+      <div className="md-page" data-testid="history-page">
+        <div className="md-toolbar">
+          <Select
+            className="md-select"
+            data-testid="history-site"
+            placeholder={t('monitorData.site')}
+            value={siteId}
+            loading={sites.isLoading}
+            showSearch={{ optionFilterProp: 'label' }}
+            options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
+            onChange={setSiteId}
+          />
+          <ZoneTag site={site?.timezone} />
+        </div>
+        {sites.data && sites.data.sites.length === 0 ? (
+          <Empty description={t('monitorData.noSites')} />
+        ) : !list || siteId === undefined ? (
+          <Skeleton active />
+        ) : (
+          <Tabs
+            activeKey={tab}
+            onChange={setTab}
+            items={[
+              {
+                key: 'curves',
+                label: <span data-testid="history-tab-curves">{t('monitorData.history.curves')}</span>,
+                children: <CurvesTab devices={list} />,
+              },
+              {
+                key: 'compare',
+                label: <span data-testid="history-tab-compare">{t('monitorData.compare.title')}</span>,
+                children: <CompareTab devices={list} />,
+              },
+              {
+                key: 'energy',
+                label: <span data-testid="history-tab-energy">{t('monitorData.energy.title')}</span>,
+                children: <EnergyTab siteId={siteId} devices={list} />,
+              },
+            ]}
+          />
+        )}
       </div>
-      {sites.data && sites.data.sites.length === 0 ? (
-        <Empty description={t('monitorData.noSites')} />
-      ) : !list || siteId === undefined ? (
-        <Skeleton active />
-      ) : (
-        <Tabs
-          activeKey={tab}
-          onChange={setTab}
-          items={[
-            {
-              key: 'curves',
-              label: <span data-testid="history-tab-curves">{t('monitorData.history.curves')}</span>,
-              children: <CurvesTab devices={list} timeZone={site?.timezone} />,
-            },
-            {
-              key: 'compare',
-              label: <span data-testid="history-tab-compare">{t('monitorData.compare.title')}</span>,
-              children: <CompareTab devices={list} />,
-            },
-            {
-              key: 'energy',
-              label: <span data-testid="history-tab-energy">{t('monitorData.energy.title')}</span>,
-              children: <EnergyTab siteId={siteId} devices={list} />,
-            },
-          ]}
-        />
-      )}
-    </div>
+    </TimeBaseProvider>
   );
 }

@@ -4,9 +4,10 @@
  * time, updated live over the `device:<id>` channel. A value is marked stale when it is older
  * than 3 reporting intervals of the gateway, or the gateway is offline (the server answers
  * the interval and the state; the page re-reads them every 30 s). Clicking a point opens its
- * last hour as a line chart.
+ * last hour as a line chart. Report times and the chart are in the site's zone (the page's time
+ * base), named by a tag when it is not the browser's.
  * Test hooks: `realtime-site`, `realtime-device`, `realtime-table`, rows `point-<name>` with
- * `data-stale`, `point-value-<name>`, `realtime-trend`.
+ * `data-stale`, `point-value-<name>`, `point-time-<name>`, `realtime-trend`, `zone-tag`.
  */
 import { isStale, type PickDevice, pointUnit, REALTIME_TREND_MS } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
@@ -17,6 +18,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { typeLabel } from '@/shared/devices';
 import { formatDateTime, formatNumber } from '@/shared/format';
+import { TimeBaseProvider, useTimeBase, ZoneTag } from '@/shared/format/time-base';
 import { LiveIndicator, overlayPoints, useLiveDevices, useLiveStatus } from '@/shared/live';
 import { fetchOptions, fetchRealtime, fetchTrend } from './api';
 import { pointTitle } from './model';
@@ -71,6 +73,7 @@ function Trend({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   const trend = useQuery({
     queryKey: ['monitor', 'trend', deviceId, point],
     queryFn: () => fetchTrend(deviceId, point),
@@ -91,6 +94,7 @@ function Trend({
           <Suspense fallback={<div className="series-chart" style={{ height: 320 }} />}>
             <SeriesChart
               height={320}
+              timeZone={timeZone}
               series={[
                 { name: title, unit: pointUnit(point, s.type), x: s.ts, avg: s.avg, min: s.min, max: s.max },
               ]}
@@ -145,6 +149,7 @@ export default function RealtimePage() {
 
   const now = useNow(1000);
   const data = realtime.data;
+  const timeZone = sites.data?.sites.find((s) => s.id === siteId)?.timezone;
   const skew = data ? data.serverNow - (realtime.dataUpdatedAt || Date.now()) : 0;
   const device = devices.data?.devices.find((d) => d.id === deviceId);
   const type = data?.device.type ?? device?.type;
@@ -198,7 +203,9 @@ export default function RealtimePage() {
         title: t('monitorData.realtime.time'),
         dataIndex: 'ts',
         responsive: ['sm'],
-        render: (ts: number) => formatDateTime(ts),
+        render: (ts: number, row) => (
+          <span data-testid={`point-time-${row.name}`}>{formatDateTime(ts, timeZone)}</span>
+        ),
       },
       {
         title: t('monitorData.realtime.state'),
@@ -220,88 +227,93 @@ export default function RealtimePage() {
           ),
       },
     ],
-    [i18n.language, type, data?.online],
+    [i18n.language, type, data?.online, timeZone],
   );
 
   return (
-    <div className="md-page" data-testid="realtime-page">
-      <div className="md-toolbar">
-        <Select
-          className="md-select"
-          data-testid="realtime-site"
-          placeholder={t('monitorData.site')}
-          value={siteId}
-          loading={sites.isLoading}
-          showSearch={{ optionFilterProp: 'label' }}
-          options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
-          onChange={(id: number) => {
-            setSiteId(id);
-            setDeviceId(undefined);
-          }}
-        />
-        <Select
-          className="md-select md-select--wide"
-          data-testid="realtime-device"
-          placeholder={t('monitorData.device')}
-          value={deviceId}
-          loading={devices.isLoading}
-          options={devices.data?.devices.map((d) => deviceOption(t, d))}
-          optionLabelProp="label"
-          onChange={(id: number) => setDeviceId(id)}
-        />
-        <span className="md-toolbar__spacer" />
-        <LiveIndicator status={status} />
-      </div>
-      {data && (
-        <div className="md-summary" data-testid="realtime-summary">
-          <Tag color={data.online ? 'green' : 'red'}>
-            {data.online ? t('monitorData.realtime.gatewayOnline') : t('monitorData.realtime.gatewayOffline')}
-          </Tag>
-          <span>
-            {t('monitorData.realtime.staleRule', {
-              interval: formatNumber(data.intervalMs / 1000, 0),
-              threshold: formatNumber(data.staleAfterMs / 1000, 0),
-            })}
-          </span>
-          {staleCount > 0 && (
-            <Tag color="orange">{t('monitorData.realtime.staleCount', { count: staleCount })}</Tag>
-          )}
+    <TimeBaseProvider timeZone={timeZone}>
+      <div className="md-page" data-testid="realtime-page">
+        <div className="md-toolbar">
+          <Select
+            className="md-select"
+            data-testid="realtime-site"
+            placeholder={t('monitorData.site')}
+            value={siteId}
+            loading={sites.isLoading}
+            showSearch={{ optionFilterProp: 'label' }}
+            options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
+            onChange={(id: number) => {
+              setSiteId(id);
+              setDeviceId(undefined);
+            }}
+          />
+          <Select
+            className="md-select md-select--wide"
+            data-testid="realtime-device"
+            placeholder={t('monitorData.device')}
+            value={deviceId}
+            loading={devices.isLoading}
+            options={devices.data?.devices.map((d) => deviceOption(t, d))}
+            optionLabelProp="label"
+            onChange={(id: number) => setDeviceId(id)}
+          />
+          <span className="md-toolbar__spacer" />
+          <ZoneTag site={timeZone} />
+          <LiveIndicator status={status} />
         </div>
-      )}
-      {sites.data && sites.data.sites.length === 0 ? (
-        <Empty description={t('monitorData.noSites')} />
-      ) : (
-        <Table<Row>
-          className="md-table"
-          data-testid="realtime-table"
-          rowKey="name"
-          size="middle"
-          loading={realtime.isLoading && deviceId !== undefined}
-          columns={columns}
-          dataSource={rows}
-          pagination={false}
-          locale={{
-            emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('monitorData.noData')} />,
-          }}
-          rowClassName={(row) => (row.stale ? 'md-row md-row--stale' : 'md-row')}
-          onRow={(row) =>
-            ({
-              onClick: () => setTrendPoint(row.name),
-              'data-testid': `point-${row.name}`,
-              'data-stale': row.stale ? 'true' : 'false',
-              title: t('monitorData.realtime.clickForTrend'),
-            }) as React.HTMLAttributes<HTMLTableRowElement>
-          }
-        />
-      )}
-      {trendPoint && deviceId !== undefined && type && (
-        <Trend
-          deviceId={deviceId}
-          point={trendPoint}
-          title={`${device?.sn ?? ''} · ${pointTitle(trendPoint, type)}`}
-          onClose={() => setTrendPoint(null)}
-        />
-      )}
-    </div>
+        {data && (
+          <div className="md-summary" data-testid="realtime-summary">
+            <Tag color={data.online ? 'green' : 'red'}>
+              {data.online
+                ? t('monitorData.realtime.gatewayOnline')
+                : t('monitorData.realtime.gatewayOffline')}
+            </Tag>
+            <span>
+              {t('monitorData.realtime.staleRule', {
+                interval: formatNumber(data.intervalMs / 1000, 0),
+                threshold: formatNumber(data.staleAfterMs / 1000, 0),
+              })}
+            </span>
+            {staleCount > 0 && (
+              <Tag color="orange">{t('monitorData.realtime.staleCount', { count: staleCount })}</Tag>
+            )}
+          </div>
+        )}
+        {sites.data && sites.data.sites.length === 0 ? (
+          <Empty description={t('monitorData.noSites')} />
+        ) : (
+          <Table<Row>
+            className="md-table"
+            data-testid="realtime-table"
+            rowKey="name"
+            size="middle"
+            loading={realtime.isLoading && deviceId !== undefined}
+            columns={columns}
+            dataSource={rows}
+            pagination={false}
+            locale={{
+              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('monitorData.noData')} />,
+            }}
+            rowClassName={(row) => (row.stale ? 'md-row md-row--stale' : 'md-row')}
+            onRow={(row) =>
+              ({
+                onClick: () => setTrendPoint(row.name),
+                'data-testid': `point-${row.name}`,
+                'data-stale': row.stale ? 'true' : 'false',
+                title: t('monitorData.realtime.clickForTrend'),
+              }) as React.HTMLAttributes<HTMLTableRowElement>
+            }
+          />
+        )}
+        {trendPoint && deviceId !== undefined && type && (
+          <Trend
+            deviceId={deviceId}
+            point={trendPoint}
+            title={`${device?.sn ?? ''} · ${pointTitle(trendPoint, type)}`}
+            onClose={() => setTrendPoint(null)}
+          />
+        )}
+      </div>
+    </TimeBaseProvider>
   );
 }

@@ -6,9 +6,11 @@
  * `useCompanyChoice()` keeps the choice in the page (the signed-in user's company until another
  * is picked). `CompanyPicker` shows a Select of every company the caller may see
  * (`company/options`), grouped by type (platform, agents, investors, …) with the own company
- * and disabled companies tagged; it shows nothing while there is only one company. The list is
- * fetched again each time the Select opens, so a company created meanwhile is there.
- * Test hook: `company-picker`.
+ * and disabled companies tagged; it shows nothing while there is only one company (unless
+ * `showSingle`: a form field that names the one company). The list is fetched again each time
+ * the Select opens, so a company created meanwhile is there. In a Form.Item it takes the item's
+ * `id`, `value` and `onChange`.
+ * Test hook: `company-picker` (or `testId`).
  */
 import { BankOutlined } from '@ant-design/icons';
 import { COMPANY_KINDS } from '@ess/contract';
@@ -27,21 +29,43 @@ export function useCompanyChoice(): [number | undefined, (companyId: number) => 
   return [picked ?? own, setPicked];
 }
 
+/** Every company the caller may see (`company/options`), as the picker lists them. */
+export function useCompanyOptions() {
+  return useQuery({ queryKey: orgPeopleKeys.companies, queryFn: fetchCompanyOptions, staleTime: 0 });
+}
+
 /** Group order: the platform, then the partner kinds, then any other type. */
 const TYPE_ORDER: readonly string[] = ['platform', ...COMPANY_KINDS];
 
 interface Props {
-  value: number | undefined;
-  onChange: (companyId: number) => void;
+  value?: number;
+  onChange?: (companyId: number) => void;
   /** Placement in the page's layout. */
   className?: string;
+  /** Shown even when the caller sees one company only (a form's company field). */
+  showSingle?: boolean;
+  disabled?: boolean;
+  /** The control's id (set by Form.Item, for its label). */
+  id?: string;
+  /** `data-testid`; default `company-picker`. */
+  testId?: string;
+  placeholder?: string;
 }
 
 /** The picker; see the module comment. */
-export function CompanyPicker({ value, onChange, className }: Props) {
+export function CompanyPicker({
+  value,
+  onChange,
+  className,
+  showSingle = false,
+  disabled: readOnly,
+  id,
+  testId = 'company-picker',
+  placeholder,
+}: Props) {
   const { t } = useTranslation();
   const own = useSession((s) => s.user?.companyId);
-  const query = useQuery({ queryKey: orgPeopleKeys.companies, queryFn: fetchCompanyOptions, staleTime: 0 });
+  const query = useCompanyOptions();
   const list = query.data ?? [];
   const disabled = useMemo(
     () => new Set((query.data ?? []).filter((c) => c.status === 'disabled').map((c) => c.id)),
@@ -65,10 +89,14 @@ export function CompanyPicker({ value, onChange, className }: Props) {
     }));
   }, [query.data, t]);
 
-  if (list.length <= 1) return null;
+  if (list.length <= 1 && !showSingle) return null;
 
   return (
     <Select
+      id={id}
+      disabled={readOnly}
+      loading={query.isLoading}
+      placeholder={placeholder}
       value={value}
       onChange={onChange}
       options={groups}
@@ -87,7 +115,7 @@ export function CompanyPicker({ value, onChange, className }: Props) {
       popupMatchSelectWidth={false}
       aria-label={t('companyPicker.label')}
       className={className ? `company-picker ${className}` : 'company-picker'}
-      data-testid="company-picker"
+      data-testid={testId}
     />
   );
 }

@@ -3,4 +3,4 @@
  * picker of the organisation screens and the page's company choice.
  */
 
-export { CompanyPicker, useCompanyChoice } from './CompanyPicker';
+export { CompanyPicker, useCompanyChoice, useCompanyOptions } from './CompanyPicker';

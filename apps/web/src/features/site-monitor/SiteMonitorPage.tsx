@@ -5,14 +5,17 @@
  * the `fleet` channel. A click on a point or a row drills into the site: energy flow and the
  * PCS, BMS, meter, PV, environment and air-conditioner panels, live over `device:<id>`.
  * The open site survives a reload of the tab (session storage). Nothing is invented: missing readings show "—"; sites without coordinates are listed but
- * not drawn (a note says how many).
+ * not drawn (a note says how many). The list's times are in the fleet's time base (contract
+ * `fleetTimeBase`, stated by the zone tag); a drilled-into site's are in its own zone.
  * Test hooks: `site-monitor`, `monitor-summary-<status>`, `site-map` (`data-points`,
  * `data-ready`), `monitor-site-list`, `monitor-site-detail`.
  */
+import { fleetTimeBase } from '@ess/contract';
 import { Alert, Button, Skeleton } from 'antd';
 import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatQuantity } from '@/shared/format';
+import { browserTimeZone, formatQuantity } from '@/shared/format';
+import { TimeBaseProvider, ZoneTag } from '@/shared/format/time-base';
 import { LiveIndicator } from '@/shared/live';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
 import { SiteList } from './components/SiteList';
@@ -52,6 +55,16 @@ export default function SiteMonitorPage() {
     }
   }, []);
   const sites = data.sites;
+  const timeBase = useMemo(
+    () =>
+      sites
+        ? fleetTimeBase(
+            sites.map((s) => s.timezone),
+            browserTimeZone(),
+          )
+        : undefined,
+    [sites],
+  );
 
   const points = useMemo(
     (): SiteMapPoint[] =>
@@ -103,70 +116,75 @@ export default function SiteMonitorPage() {
   const count = (status: string) => (sites ?? []).filter((s) => s.status === status).length;
   const unplaced = (sites?.length ?? 0) - points.length;
   return (
-    <div className="site-monitor" data-testid="site-monitor">
-      <div className="site-monitor__top">
-        <div className="monitor-summary">
-          <span className="monitor-summary__item" data-testid="monitor-summary-total">
-            {t('siteMonitor.summary.total')} <b>{sites?.length ?? '—'}</b>
-          </span>
-          {(['online', 'alarm', 'offline'] as const).map((status) => (
-            <span
-              key={status}
-              className={`monitor-summary__item monitor-summary__item--${status}`}
-              data-testid={`monitor-summary-${status}`}
-            >
-              {t(`siteMonitor.status.${status}`)} <b>{sites ? count(status) : '—'}</b>
+    <TimeBaseProvider timeZone={timeBase?.timezone}>
+      <div className="site-monitor" data-testid="site-monitor">
+        <div className="site-monitor__top">
+          <div className="monitor-summary">
+            <span className="monitor-summary__item" data-testid="monitor-summary-total">
+              {t('siteMonitor.summary.total')} <b>{sites?.length ?? '—'}</b>
             </span>
-          ))}
+            {(['online', 'alarm', 'offline'] as const).map((status) => (
+              <span
+                key={status}
+                className={`monitor-summary__item monitor-summary__item--${status}`}
+                data-testid={`monitor-summary-${status}`}
+              >
+                {t(`siteMonitor.status.${status}`)} <b>{sites ? count(status) : '—'}</b>
+              </span>
+            ))}
+          </div>
+          <span className="site-monitor__status">
+            <ZoneTag fleet={timeBase} />
+            <LiveIndicator status={data.live} updatedAt={data.updatedAt} />
+          </span>
         </div>
-        <LiveIndicator status={data.live} updatedAt={data.updatedAt} />
+
+        {data.failed && (
+          <Alert
+            type="error"
+            showIcon
+            title={t('siteMonitor.loadFailed')}
+            action={
+              <Button size="small" onClick={data.retry}>
+                {t('siteMonitor.retry')}
+              </Button>
+            }
+            data-testid="monitor-error"
+          />
+        )}
+        {data.loading && (
+          <div className="panel">
+            <Skeleton active paragraph={{ rows: 8 }} />
+          </div>
+        )}
+
+        {sites && (
+          <div className="site-monitor__body">
+            <section className="panel site-monitor__map">
+              <header className="panel__head">
+                <h2 className="panel__title">{t('siteMonitor.mapTitle')}</h2>
+                {unplaced > 0 && (
+                  <span className="panel__note">{t('siteMonitor.unplaced', { count: unplaced })}</span>
+                )}
+              </header>
+              <Suspense fallback={<div className="site-monitor__map-loading" aria-busy="true" />}>
+                <div data-testid="site-map-wrap">
+                  <SiteMap
+                    className="site-map"
+                    sites={points}
+                    statusLabels={statusLabels}
+                    onSelect={setOpenSiteId}
+                    ariaLabel={t('siteMonitor.mapLabel', { count: points.length })}
+                    loadFailedText={t('siteMonitor.mapFailed')}
+                    height="var(--site-map-height)"
+                  />
+                </div>
+              </Suspense>
+            </section>
+            <SiteList sites={sites} onOpen={setOpenSiteId} />
+          </div>
+        )}
       </div>
-
-      {data.failed && (
-        <Alert
-          type="error"
-          showIcon
-          title={t('siteMonitor.loadFailed')}
-          action={
-            <Button size="small" onClick={data.retry}>
-              {t('siteMonitor.retry')}
-            </Button>
-          }
-          data-testid="monitor-error"
-        />
-      )}
-      {data.loading && (
-        <div className="panel">
-          <Skeleton active paragraph={{ rows: 8 }} />
-        </div>
-      )}
-
-      {sites && (
-        <div className="site-monitor__body">
-          <section className="panel site-monitor__map">
-            <header className="panel__head">
-              <h2 className="panel__title">{t('siteMonitor.mapTitle')}</h2>
-              {unplaced > 0 && (
-                <span className="panel__note">{t('siteMonitor.unplaced', { count: unplaced })}</span>
-              )}
-            </header>
-            <Suspense fallback={<div className="site-monitor__map-loading" aria-busy="true" />}>
-              <div data-testid="site-map-wrap">
-                <SiteMap
-                  className="site-map"
-                  sites={points}
-                  statusLabels={statusLabels}
-                  onSelect={setOpenSiteId}
-                  ariaLabel={t('siteMonitor.mapLabel', { count: points.length })}
-                  loadFailedText={t('siteMonitor.mapFailed')}
-                  height="var(--site-map-height)"
-                />
-              </div>
-            </Suspense>
-          </section>
-          <SiteList sites={sites} onOpen={setOpenSiteId} />
-        </div>
-      )}
-    </div>
+    </TimeBaseProvider>
   );
 }

@@ -6,13 +6,26 @@
  *
  *     const ref = useEChart(useMemo(() => buildOption(curve), [curve]));
  *     return <div ref={ref} className="power-chart" />;
+ *
+ * `events` maps ECharts event names (e.g. 'datazoom') to handlers given the chart; the latest
+ * handlers are called, so they need not be memoised.
  */
 import { type EChartsCoreOption, type EChartsType, init } from 'echarts/core';
 import { type RefObject, useEffect, useRef } from 'react';
 
-export function useEChart(option: EChartsCoreOption | null): RefObject<HTMLDivElement | null> {
+export type EChartEvents = Partial<Record<string, (chart: EChartsType) => void>>;
+
+export function useEChart(
+  option: EChartsCoreOption | null,
+  events?: EChartEvents,
+): RefObject<HTMLDivElement | null> {
   const ref = useRef<HTMLDivElement>(null);
   const chartRef = useRef<EChartsType | null>(null);
+  const eventsRef = useRef(events);
+  eventsRef.current = events;
+  const eventNames = Object.keys(events ?? {})
+    .sort()
+    .join(',');
 
   useEffect(() => {
     const el = ref.current;
@@ -27,6 +40,18 @@ export function useEChart(option: EChartsCoreOption | null): RefObject<HTMLDivEl
       chartRef.current = null;
     };
   }, []);
+
+  useEffect(() => {
+    const chart = chartRef.current;
+    if (!chart || !eventNames) return;
+    const handlers = eventNames
+      .split(',')
+      .map((name) => [name, () => eventsRef.current?.[name]?.(chart)] as const);
+    for (const [name, handler] of handlers) chart.on(name, handler);
+    return () => {
+      if (!chart.isDisposed()) for (const [name, handler] of handlers) chart.off(name, handler);
+    };
+  }, [eventNames]);
 
   useEffect(() => {
     if (option) chartRef.current?.setOption(option, { notMerge: true });

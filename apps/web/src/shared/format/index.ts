@@ -2,9 +2,15 @@
  * Numbers, units and times as the operator reads them, in the UI language's conventions
  * (design §4: SI units with the unit shown; times in the site's zone where it is known).
  *
+ * Times: every function takes the IANA zone to show a UTC instant in (a site's zone, or a fleet
+ * view's time base; the browser's when omitted). The screen's zone comes from its
+ * `TimeBaseProvider` (./time-base.tsx, `useTimeBase()`), so one screen has one time base; the
+ * UTC → local conversion behind the zone label is the contract's (local-time.ts).
+ *
  * Every function takes `null`/`undefined` for "no reading" and renders it as {@link NO_VALUE}
  * — a missing reading is never shown as 0.
  */
+import { utcOffsetText } from '@ess/contract';
 import { currentLang, localeOf } from '../i18n';
 
 /** Shown where a reading is missing. */
@@ -40,12 +46,22 @@ export function formatQuantity(value: number | null | undefined, unit: Unit, dig
   return text === NO_VALUE ? text : `${text} ${unit}`;
 }
 
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A cached formatter of the UI language in `timeZone` (the browser's for none or an unknown zone). */
 function dateTimeFormat(options: Intl.DateTimeFormatOptions, timeZone?: string): Intl.DateTimeFormat {
-  try {
-    return new Intl.DateTimeFormat(localeOf(currentLang()), { ...options, timeZone });
-  } catch {
-    return new Intl.DateTimeFormat(localeOf(currentLang()), options);
+  const locale = localeOf(currentLang());
+  const key = `${locale}|${timeZone ?? ''}|${JSON.stringify(options)}`;
+  let format = dateTimeFormats.get(key);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+    } catch {
+      format = new Intl.DateTimeFormat(locale, options);
+    }
+    dateTimeFormats.set(key, format);
   }
+  return format;
 }
 
 /** UTC ms → '2026-11-21 14:05:09' style date and time in `timeZone` (default: the browser's). */
@@ -74,20 +90,60 @@ export function formatTime(ts: number | null | undefined, timeZone?: string, sec
   ).format(ts);
 }
 
-/**
- * UTC ms → a short time for lists: 'HH:mm:ss' when it is today in the browser's zone, else
- * 'MM-DD HH:mm'.
- */
-export function formatShortDateTime(ts: number | null | undefined, now = Date.now()): string {
+/** UTC ms → '11/21 14:05' (month, day, hour, minute) in `timeZone` (default: the browser's). */
+export function formatDayTime(ts: number | null | undefined, timeZone?: string): string {
   if (ts === null || ts === undefined) return NO_VALUE;
-  if (new Date(ts).toDateString() === new Date(now).toDateString()) return formatTime(ts);
-  return dateTimeFormat({
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(ts);
+  return dateTimeFormat(
+    { month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' },
+    timeZone,
+  ).format(ts);
+}
+
+/** UTC ms → '11/21' (month and day) in `timeZone` (default: the browser's). */
+export function formatMonthDay(ts: number | null | undefined, timeZone?: string): string {
+  if (ts === null || ts === undefined) return NO_VALUE;
+  return dateTimeFormat({ month: '2-digit', day: '2-digit' }, timeZone).format(ts);
+}
+
+/** UTC ms → '2026/11' (year and month) in `timeZone` (default: the browser's). */
+export function formatYearMonth(ts: number | null | undefined, timeZone?: string): string {
+  if (ts === null || ts === undefined) return NO_VALUE;
+  return dateTimeFormat({ year: 'numeric', month: '2-digit' }, timeZone).format(ts);
+}
+
+/** UTC ms → '2026年11月21日' / 'Nov 21, 2026' (the local date) in `timeZone` (default: the browser's). */
+export function formatDate(ts: number | null | undefined, timeZone?: string): string {
+  if (ts === null || ts === undefined) return NO_VALUE;
+  return dateTimeFormat({ dateStyle: 'medium' }, timeZone).format(ts);
+}
+
+/**
+ * UTC ms → a short time for lists: 'HH:mm:ss' when it falls on today's date in `timeZone`
+ * (default: the browser's), else '11/21 14:05'.
+ */
+export function formatShortDateTime(
+  ts: number | null | undefined,
+  timeZone?: string,
+  now = Date.now(),
+): string {
+  if (ts === null || ts === undefined) return NO_VALUE;
+  const day = dateTimeFormat({ year: 'numeric', month: '2-digit', day: '2-digit' }, timeZone);
+  if (day.format(ts) === day.format(now)) return formatTime(ts, timeZone);
+  return formatDayTime(ts, timeZone);
+}
+
+/** The browser's IANA zone (e.g. 'UTC', 'Asia/Shanghai'). */
+export function browserTimeZone(): string {
+  return new Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** 'Asia/Shanghai (UTC+8)': a zone with its offset at `at` (default: now). */
+export function zoneLabel(timeZone: string, at = Date.now()): string {
+  try {
+    return `${timeZone} (${utcOffsetText(at, timeZone)})`;
+  } catch {
+    return timeZone;
+  }
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

@@ -5,12 +5,14 @@
  */
 import { useTranslation } from 'react-i18next';
 import { formatTime } from '../format';
+import { useTimeBase } from '../format/time-base';
 import type { LiveStatus } from './connection';
 import './live.css';
 
-/** The indicator; `updatedAt` (UTC ms) is the time of the data on screen. */
+/** The indicator; `updatedAt` (UTC ms) is the time of the data on screen, shown in the screen's time base. */
 export function LiveIndicator({ status, updatedAt }: { status: LiveStatus; updatedAt?: number | null }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   return (
     <span
       className={`live-indicator live-indicator--${status}`}
@@ -22,7 +24,9 @@ export function LiveIndicator({ status, updatedAt }: { status: LiveStatus; updat
         {t(`live.${status}`)}
       </span>
       {updatedAt ? (
-        <span className="live-indicator__time">{t('live.updatedAt', { time: formatTime(updatedAt) })}</span>
+        <span className="live-indicator__time">
+          {t('live.updatedAt', { time: formatTime(updatedAt, timeZone) })}
+        </span>
       ) : null}
     </span>
   );

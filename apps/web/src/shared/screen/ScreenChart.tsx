@@ -1,13 +1,16 @@
 /**
  * Line chart of the big screens (dark), ECharts through `echarts/core` with LineChart, Grid,
  * Tooltip, Legend and the canvas renderer only (design §6). Series over time (UTC ms), each
- * with its unit; series of a second unit go to a right axis. The x axis spans the whole day
- * from the first point's local midnight. Test hook: `data-points` (points drawn).
+ * with its unit; series of a second unit go to a right axis. The x axis spans the whole local
+ * day of `timeZone` (the site's, or the cockpit's time base) holding the last point, labelled in
+ * that zone (shared/charts/timeAxis.ts). Test hook: `data-points` (points drawn).
  */
+import { localDayOf } from '@ess/contract';
 import { useMemo } from 'react';
 // Registers the ECharts parts this chart draws with (a type-only import would be dropped).
 import '@/shared/charts/lineChart';
 import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
+import { zonedTimeAxis } from '@/shared/charts/timeAxis';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatTime } from '@/shared/format';
 
@@ -22,24 +25,17 @@ export interface ScreenSeries {
   dashed?: boolean;
 }
 
-const DAY_MS = 86_400_000;
-
-function startOfDay(ts: number): number {
-  const d = new Date(ts);
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
-}
-
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function buildOption(ts: number[], series: ScreenSeries[]): Option {
+function buildOption(ts: number[], series: ScreenSeries[], timeZone: string): Option {
   const units = [...new Set(series.map((s) => s.unit))].slice(0, 2);
   const first = ts[0] ?? Date.now();
   const last = ts[ts.length - 1] ?? first;
-  const start = Math.min(startOfDay(last), first);
-  const end = Math.max(start + DAY_MS, last);
+  const day = localDayOf(last, timeZone);
+  const start = Math.min(day.startMs, first);
+  const end = Math.max(day.endMs, last);
   const showSymbol = ts.length < 8;
   const axis = (unit: string, position: 'left' | 'right') => ({
     type: 'value' as const,
@@ -67,6 +63,7 @@ function buildOption(ts: number[], series: ScreenSeries[]): Option {
     tooltip: {
       trigger: 'axis',
       confine: true,
+      className: 'chart-tooltip',
       backgroundColor: 'rgba(6,22,44,0.95)',
       borderColor: '#4096ff',
       textStyle: { color: '#e6f0ff' },
@@ -83,20 +80,11 @@ function buildOption(ts: number[], series: ScreenSeries[]): Option {
           const unit = series[item.seriesIndex ?? 0]?.unit ?? '';
           return `${item.marker ?? ''}${escapeHtml(item.seriesName ?? '')}<span style="float:right;margin-left:16px;font-weight:600">${formatNumber(item.value?.[1] ?? null, 1)} ${escapeHtml(unit)}</span>`;
         });
-        return [head === undefined ? '' : formatTime(head, undefined, false), ...rows].join('<br/>');
+        return [head === undefined ? '' : formatTime(head, timeZone, false), ...rows].join('<br/>');
       },
     },
     xAxis: {
-      type: 'time',
-      min: start,
-      max: end,
-      splitNumber: 8,
-      axisLabel: {
-        color: '#8fb3e8',
-        fontSize: 14,
-        formatter: (v: number) => formatTime(v, undefined, false),
-        hideOverlap: true,
-      },
+      ...zonedTimeAxis(start, end, timeZone, { color: '#8fb3e8', fontSize: 14 }),
       axisLine: { lineStyle: { color: 'rgba(64,150,255,0.4)' } },
       splitLine: { show: false },
     },
@@ -119,16 +107,19 @@ function buildOption(ts: number[], series: ScreenSeries[]): Option {
   };
 }
 
-/** The chart; redraws when the data changes and follows its container's size. */
+/** The chart in `timeZone`; redraws when the data changes and follows its container's size. */
 export default function ScreenChart({
   ts,
   series,
+  timeZone,
   testId,
 }: {
   ts: number[];
   series: ScreenSeries[];
+  /** IANA zone of the day drawn and of every label (the site's, or the cockpit's time base). */
+  timeZone: string;
   testId?: string;
 }) {
-  const ref = useEChart(useMemo(() => buildOption(ts, series), [ts, series]));
+  const ref = useEChart(useMemo(() => buildOption(ts, series, timeZone), [ts, series, timeZone]));
   return <div ref={ref} className="screen-chart" data-testid={testId} data-points={ts.length} />;
 }

@@ -2,14 +2,16 @@
  * The big-screen stage: a 1920×1080 canvas (design size) scaled to the window with a CSS
  * transform, kept centred with its aspect ratio (letterboxed on other ratios), dark. Its
  * header holds the system name, the screen title, optional tabs to the other screens, the site
- * picker, a live clock, the language switch (passed in as `language`: it belongs to the auth
- * feature) and a link back to the console / sign-in.
+ * picker, a live clock in the screen's time base (shared/format/time-base.tsx: the site's zone
+ * on a site screen, the fleet's on the cockpit), the language switch (passed in as `language`:
+ * it belongs to the auth feature) and a link back to the console / sign-in.
  * Test hooks: `screen-stage` (`data-scale`), `screen-title`, `screen-clock`, `screen-tab-<key>`.
  */
 import { type ReactNode, useEffect, useLayoutEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { dayjs, useDayjsLocale } from '@/shared/i18n/dayjs';
+import { useTimeBase } from '@/shared/format/time-base';
+import { useDayjsLocale, wallClock } from '@/shared/i18n/dayjs';
 import './screen.css';
 
 export const STAGE_WIDTH = 1920;
@@ -31,18 +33,19 @@ function useStageScale(): number {
   return scale;
 }
 
-/** The live clock of the header. */
+/** The live clock of the header, in the screen's time base. */
 export function StageClock({ testId = 'screen-clock' }: { testId?: string }) {
   const { t } = useTranslation();
   const locale = useDayjsLocale();
-  const [now, setNow] = useState(() => dayjs());
+  const timeZone = useTimeBase();
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
-    const id = window.setInterval(() => setNow(dayjs()), 1000);
+    const id = window.setInterval(() => setNow(Date.now()), 1000);
     return () => window.clearInterval(id);
   }, []);
   return (
-    <time className="stage__clock" dateTime={now.toISOString()} data-testid={testId}>
-      {now.locale(locale).format(t('cockpit.clockFormat'))}
+    <time className="stage__clock" dateTime={new Date(now).toISOString()} data-testid={testId}>
+      {wallClock(now, timeZone).locale(locale).format(t('cockpit.clockFormat'))}
     </time>
   );
 }
@@ -60,6 +63,8 @@ export interface StageProps {
   tabs?: StageTab[];
   /** Controls right of the title (e.g. the site picker), before the clock. */
   controls?: ReactNode;
+  /** Under the clock: the screen's time zone (`ZoneTag` with the class `stage__zone`). */
+  zone?: ReactNode;
   /** The language switch, after the clock (give it the class `stage__icon`). */
   language?: ReactNode;
   /** The link back: to the console (signed in) or to sign in. */
@@ -75,6 +80,7 @@ export function Stage({
   title,
   tabs,
   controls,
+  zone,
   language,
   back,
   children,
@@ -118,7 +124,10 @@ export function Stage({
           </h1>
           <div className="stage__side stage__side--right">
             {controls}
-            <StageClock testId={clockTestId} />
+            <span className="stage__time">
+              <StageClock testId={clockTestId} />
+              {zone}
+            </span>
             {language}
             <Link className="stage__back" to={back.to} data-testid={backTestId ?? 'screen-back'}>
               {back.label}

@@ -1,7 +1,8 @@
 /**
  * Energy flow of a site (sign convention design §4): grid (+ import), PV (+ generating),
- * battery (+ discharging, − charging) and load (= grid + PV + battery), each joined to the site
- * bus by a line whose dashes move in the direction of the flow; values in kW.
+ * battery (+ discharging, − charging) and load, each joined to the site bus by a line whose
+ * dashes move in the direction of the flow; values in kW, as the contract's site-figure rule
+ * gives them (`siteFigures`: load = grid + PV + battery, else what the gateway reports).
  * Test hooks: `flow-<node>` with `data-kw`.
  */
 import { useTranslation } from 'react-i18next';
@@ -11,8 +12,9 @@ export interface FlowValues {
   gridKw: number | null;
   pvKw: number | null;
   batteryKw: number | null;
+  loadKw: number | null;
   socPct: number | null;
-  /** The site has a PV inverter. */
+  /** The site has PV (a PV inverter, or a gateway reporting PV power). */
   hasPv: boolean;
 }
 
@@ -71,9 +73,8 @@ function Node({
 }
 
 /** The diagram (SVG, 880×500 user units, scaled to its box). */
-export function PowerFlow({ gridKw, pvKw, batteryKw, socPct, hasPv }: FlowValues) {
+export function PowerFlow({ gridKw, pvKw, batteryKw, loadKw: load, socPct, hasPv }: FlowValues) {
   const { t } = useTranslation();
-  const load = gridKw === null && batteryKw === null ? null : (gridKw ?? 0) + (pvKw ?? 0) + (batteryKw ?? 0);
   const nodes = {
     grid: { x: 110, y: 250 },
     pv: { x: 440, y: 80 },

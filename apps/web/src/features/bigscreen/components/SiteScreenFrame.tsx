@@ -2,13 +2,16 @@
  * Frame of the site screens (/screen/sys|pcs|bms|dhxx, /syfscreen/syfsys): the stage with the
  * screen tabs, the site picker (choice kept in `?siteId=`), the live status, and the body once
  * the site's data is there; otherwise a loading, "no site", "site not found" or failure notice.
- * Test hooks: `screen-site-picker`, `screen-site-name`, `screen-live` (`data-status`).
+ * The site's zone is the screen's time base (clock, curves, times; shared/format/time-base.tsx),
+ * with a tag naming it when it is not the browser's.
+ * Test hooks: `screen-site-picker`, `screen-site-name`, `screen-live` (`data-status`), `zone-tag`.
  */
 
 import { ErrorCode } from '@ess/contract';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitch } from '@/features/auth';
+import { TimeBaseProvider, ZoneTag } from '@/shared/format/time-base';
 import { catalogueText } from '@/shared/i18n';
 import { BIG_SCREEN_PATHS, HOME_PATH } from '@/shared/routing';
 import { Stage } from '@/shared/screen';
@@ -34,6 +37,7 @@ export function SiteScreenFrame({
     to: `${BIG_SCREEN_PATHS[key]}${query}`,
     active: key === screen,
   }));
+  const timeZone = state.data?.site.timezone;
   const picker = (
     <>
       <span
@@ -80,15 +84,18 @@ export function SiteScreenFrame({
     body = children({ ...state, data: state.data });
   }
   return (
-    <Stage
-      title={t(`bigscreen.title.${screen}`)}
-      tabs={tabs}
-      controls={picker}
-      language={<LanguageSwitch className="stage__icon" />}
-      back={{ to: HOME_PATH, label: t('cockpit.toConsole') }}
-      testId={`screen-${screen}`}
-    >
-      {body}
-    </Stage>
+    <TimeBaseProvider timeZone={timeZone}>
+      <Stage
+        title={t(`bigscreen.title.${screen}`)}
+        tabs={tabs}
+        controls={picker}
+        zone={<ZoneTag site={timeZone} className="stage__zone" />}
+        language={<LanguageSwitch className="stage__icon" />}
+        back={{ to: HOME_PATH, label: t('cockpit.toConsole') }}
+        testId={`screen-${screen}`}
+      >
+        {body}
+      </Stage>
+    </TimeBaseProvider>
   );
 }

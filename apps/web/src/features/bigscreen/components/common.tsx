@@ -4,6 +4,7 @@
 import type { ScreenAlarm, ScreenDevice } from '@ess/contract';
 import { useTranslation } from 'react-i18next';
 import { formatNumber, formatTime } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 
 /** A point's value as text ('—' when the device has not reported it). */
 export function pointText(device: ScreenDevice | undefined, point: string, digits = 1): string {
@@ -13,6 +14,7 @@ export function pointText(device: ScreenDevice | undefined, point: string, digit
 /** Active alarms, newest first. Test hook: `screen-alarms` (`data-count`). */
 export function AlarmList({ alarms, max = 8 }: { alarms: ScreenAlarm[]; max?: number }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   if (alarms.length === 0) {
     return (
       <div className="screen-empty" data-testid="screen-alarms" data-count={0}>
@@ -30,7 +32,7 @@ export function AlarmList({ alarms, max = 8 }: { alarms: ScreenAlarm[]; max?: nu
           <span className="grow" title={`${a.deviceSn} ${a.content}`}>
             {a.deviceSn} · {a.content}
           </span>
-          <span className="screen-note">{formatTime(a.ts, undefined, false)}</span>
+          <span className="screen-note">{formatTime(a.ts, timeZone, false)}</span>
         </li>
       ))}
     </ul>

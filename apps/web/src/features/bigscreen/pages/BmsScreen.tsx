@@ -131,7 +131,7 @@ export default function BmsScreen() {
             <Panel
               title={`${t('bigscreen.bms.heatU')} (${u.length})`}
               className="area-b"
-              extra={<span className="screen-note">{formatDateTime(bms.cellsTs)}</span>}
+              extra={<span className="screen-note">{formatDateTime(bms.cellsTs, data.site.timezone)}</span>}
             >
               {u.length ? (
                 <CellHeatMap
@@ -166,6 +166,7 @@ export default function BmsScreen() {
             <Panel title={t('bigscreen.bms.socCurve')} className="area-e">
               <ScreenChart
                 testId="bms-curve"
+                timeZone={data.site.timezone}
                 ts={data.curve.ts}
                 series={[{ name: 'SOC', unit: '%', values: data.curve.socPct, color: '#36cfc9', area: true }]}
               />

@@ -118,6 +118,7 @@ export default function DhxxScreen() {
             <Panel title={t('bigscreen.env.curve')} className="area-c">
               <ScreenChart
                 testId="env-curve"
+                timeZone={data.site.timezone}
                 ts={data.curve.ts}
                 series={[
                   {

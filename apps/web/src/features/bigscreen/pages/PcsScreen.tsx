@@ -85,13 +85,14 @@ export default function PcsScreen() {
                 />
               </div>
               <div className="screen-note">
-                {t('bigscreen.updatedAt', { time: formatDateTime(pcs.ts) })} · {t('bigscreen.ratedPower')}{' '}
-                {formatNumber(pcs.ratedPowerKw, 0)} kW · {pcs.model ?? '—'}
+                {t('bigscreen.updatedAt', { time: formatDateTime(pcs.ts, data.site.timezone) })} ·{' '}
+                {t('bigscreen.ratedPower')} {formatNumber(pcs.ratedPowerKw, 0)} kW · {pcs.model ?? '—'}
               </div>
             </Panel>
             <Panel title={t('bigscreen.pcs.curve')} className="area-c">
               <ScreenChart
                 testId="pcs-curve"
+                timeZone={data.site.timezone}
                 ts={data.curve.ts}
                 series={[
                   {

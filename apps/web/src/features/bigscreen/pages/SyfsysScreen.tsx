@@ -6,18 +6,10 @@
  */
 import { useTranslation } from 'react-i18next';
 import { typeLabel } from '@/shared/devices';
-import { formatDateTime, formatNumber } from '@/shared/format';
-import { currentLang, localeOf } from '@/shared/i18n';
+import { formatDate, formatDateTime, formatNumber } from '@/shared/format';
 import { Figure, Panel } from '@/shared/screen';
 import { OnlineTag } from '../components/common';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-
-/** A local date in the UI language ('—' for none). */
-function formatDay(ts: number | null): string {
-  return ts === null
-    ? '—'
-    : new Intl.DateTimeFormat(localeOf(currentLang()), { dateStyle: 'medium' }).format(ts);
-}
 
 export default function SyfsysScreen() {
   const { t } = useTranslation();
@@ -36,7 +28,7 @@ export default function SyfsysScreen() {
               ? '—'
               : `${formatNumber(s.latitude, 4)}°, ${formatNumber(s.longitude, 4)}°`,
           ],
-          [t('bigscreen.syf.registered'), formatDateTime(s.registeredAt)],
+          [t('bigscreen.syf.registered'), formatDateTime(s.registeredAt, s.timezone)],
           [t('bigscreen.syf.scheme'), s.touSchemeName ?? t('bigscreen.syf.noScheme')],
         ];
         const firstData = devices.map((d) => d.firstDataAt).filter((v): v is number => v !== null);
@@ -55,7 +47,7 @@ export default function SyfsysScreen() {
                 <Figure
                   small
                   label={t('bigscreen.syf.commissioned')}
-                  value={firstData.length ? formatDay(Math.min(...firstData)) : '—'}
+                  value={firstData.length ? formatDate(Math.min(...firstData), s.timezone) : '—'}
                 />
               </div>
               <table className="screen-table screen-table--kv">
@@ -100,8 +92,8 @@ export default function SyfsysScreen() {
                             ? `${formatNumber(d.capacityKwh, 0)} kWh`
                             : '—'}
                       </td>
-                      <td>{formatDay(d.firstDataAt)}</td>
-                      <td data-testid="syf-last">{formatDateTime(d.ts)}</td>
+                      <td>{formatDate(d.firstDataAt, s.timezone)}</td>
+                      <td data-testid="syf-last">{formatDateTime(d.ts, s.timezone)}</td>
                       <td>
                         <OnlineTag device={d} />
                       </td>

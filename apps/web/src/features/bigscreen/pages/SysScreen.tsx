@@ -4,25 +4,24 @@
  * active alarms; live points over the `device:<id>` channels.
  * Test hooks: `sys-figures`, `sys-battery-kw`, `sys-soc`, `flow-*`, `sys-curve`, `screen-alarms`.
  */
+import { siteFigures } from '@ess/contract';
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '@/shared/format';
 import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import { AlarmList } from '../components/common';
 import { PowerFlow } from '../components/PowerFlow';
 import { SiteScreenFrame } from '../components/SiteScreenFrame';
-import { deviceOf } from '../useSiteScreen';
 
 export default function SysScreen() {
   const { t } = useTranslation();
   return (
     <SiteScreenFrame screen="sys">
       {({ data, devices }) => {
-        const pcs = deviceOf(devices, 'pcs');
-        const bms = deviceOf(devices, 'bms');
-        const meter = deviceOf(devices, 'meter');
-        const pv = deviceOf(devices, 'pv');
-        const battery = pcs?.points.p_kw ?? null;
-        const soc = bms?.points.soc_pct ?? null;
+        // SOC and power by the site-figure rule (BMS, PCS, meter, PV; else the gateway's own points).
+        const figures = siteFigures(devices);
+        const battery = figures.batteryKw;
+        const soc = figures.socPct;
+        const hasPv = devices.some((d) => d.type === 'pv') || figures.pvKw !== null;
         const c = data.curve;
         return (
           <div className="screen-grid screen-grid--sys">
@@ -45,16 +44,8 @@ export default function SysScreen() {
                   unit="kW"
                   testId="sys-battery-kw"
                 />
-                <Figure
-                  label={t('bigscreen.gridPower')}
-                  value={formatNumber(meter?.points.p_kw ?? null, 1)}
-                  unit="kW"
-                />
-                <Figure
-                  label={t('bigscreen.pvPower')}
-                  value={formatNumber(pv?.points.p_kw ?? null, 1)}
-                  unit="kW"
-                />
+                <Figure label={t('bigscreen.gridPower')} value={formatNumber(figures.gridKw, 1)} unit="kW" />
+                <Figure label={t('bigscreen.pvPower')} value={formatNumber(figures.pvKw, 1)} unit="kW" />
               </div>
             </Panel>
             <Panel title={t('bigscreen.today')} className="area-b" testId="sys-today">
@@ -90,16 +81,18 @@ export default function SysScreen() {
             </Panel>
             <Panel title={t('bigscreen.flow.title')} className="area-c">
               <PowerFlow
-                gridKw={meter?.points.p_kw ?? null}
-                pvKw={pv?.points.p_kw ?? null}
+                gridKw={figures.gridKw}
+                pvKw={figures.pvKw}
                 batteryKw={battery}
+                loadKw={figures.loadKw}
                 socPct={soc}
-                hasPv={Boolean(pv)}
+                hasPv={hasPv}
               />
             </Panel>
             <Panel title={t('bigscreen.powerCurve')} className="area-d">
               <ScreenChart
                 testId="sys-curve"
+                timeZone={data.site.timezone}
                 ts={c.ts}
                 series={[
                   {

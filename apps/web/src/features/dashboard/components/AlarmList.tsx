@@ -7,10 +7,12 @@ import type { AlarmRow } from '@ess/contract';
 import { Empty, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatShortDateTime } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 
 /** The list of `alarms` (newest first as the server sends them). */
 export function AlarmList({ alarms }: { alarms: AlarmRow[] }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   return (
     <section className="panel alarms" data-testid="alarm-list">
       <header className="panel__head">
@@ -39,9 +41,9 @@ export function AlarmList({ alarms }: { alarms: AlarmRow[] }) {
                 <span className={`alarm__kind alarm__kind--${a.kind}`}>
                   {t(`dashboard.alarms.kind.${a.kind}`)}
                 </span>
-                <Tooltip title={formatDateTime(a.ts)}>
+                <Tooltip title={formatDateTime(a.ts, timeZone)}>
                   <time className="alarm__time" dateTime={new Date(a.ts).toISOString()}>
-                    {formatShortDateTime(a.ts)}
+                    {formatShortDateTime(a.ts, timeZone)}
                   </time>
                 </Tooltip>
               </div>

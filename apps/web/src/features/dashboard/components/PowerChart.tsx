@@ -4,20 +4,21 @@
  * canvas renderer is bundled (design §6).
  *
  * Series in kW over the day's 15-minute buckets: battery (+ discharging, − charging), grid
- * (+ import), PV and load. The x axis spans the whole local day (from midnight), so the curve
- * shows how far the day has come; gaps (null) stay gaps.
+ * (+ import), PV and load. The x axis spans the whole local day of the fleet's time base (from
+ * its midnight, 23–25 h on a daylight-saving day; shared/charts/timeAxis.ts), so the curve shows
+ * how far the day has come; gaps (null) stay gaps.
  */
-import type { PowerCurve } from '@ess/contract';
+import { localDayOf, type PowerCurve } from '@ess/contract';
 import { useMemo } from 'react';
 // Registers the ECharts parts this chart draws with (a type-only import would be dropped).
 import '@/shared/charts/lineChart';
 import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
+import { zonedTimeAxis } from '@/shared/charts/timeAxis';
 import { useEChart } from '@/shared/charts/useEChart';
 import { formatNumber, formatQuantity, formatTime } from '@/shared/format';
 
 type Option = LineChartOption;
 
-const DAY_MS = 86_400_000;
 const BUCKET_MS = 15 * 60_000;
 
 export interface SeriesLabels {
@@ -38,19 +39,13 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Local midnight (browser zone) of the day `ts` falls in. */
-function startOfDay(ts: number): number {
-  const d = new Date(ts);
-  d.setHours(0, 0, 0, 0);
-  return d.getTime();
-}
-
-function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
+function buildOption(curve: PowerCurve, labels: SeriesLabels, timeZone: string): Option {
   const first = curve.ts[0] ?? Date.now();
   const last = curve.ts[curve.ts.length - 1] ?? first;
-  // The day from local midnight; widened if the server's day is not the browser's.
-  const start = Math.min(startOfDay(last), first);
-  const end = Math.max(start + DAY_MS, last + BUCKET_MS);
+  // The local day of the time base; widened should a bucket lie outside it.
+  const day = localDayOf(last, timeZone);
+  const start = Math.min(day.startMs, first);
+  const end = Math.max(day.endMs, last + BUCKET_MS);
   // With only a few buckets so far, lines alone would be invisible.
   const showSymbol = curve.ts.length < 8;
   const points = (values: (number | null)[]) => curve.ts.map((ts, i) => [ts, values[i] ?? null]);
@@ -75,6 +70,7 @@ function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
     tooltip: {
       trigger: 'axis',
       confine: true,
+      className: 'chart-tooltip',
       formatter: (params) => {
         const list = Array.isArray(params) ? params : [params];
         const first = list[0] as { value?: [number, number | null] } | undefined;
@@ -82,7 +78,7 @@ function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
         const head =
           ts === undefined
             ? ''
-            : `${formatTime(ts, undefined, false)}–${formatTime(ts + BUCKET_MS, undefined, false)}`;
+            : `${formatTime(ts, timeZone, false)}–${formatTime(ts + BUCKET_MS, timeZone, false)}`;
         const rows = list.map((p) => {
           const item = p as { marker?: string; seriesName?: string; value?: [number, number | null] };
           const value = formatQuantity(item.value?.[1] ?? null, 'kW');
@@ -91,14 +87,7 @@ function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
         return [`<div style="margin-bottom:4px;color:#8c8c8c">${head}</div>`, ...rows].join('<br/>');
       },
     },
-    xAxis: {
-      type: 'time',
-      min: start,
-      max: end,
-      splitNumber: 8,
-      axisLabel: { formatter: (value: number) => formatTime(value, undefined, false), hideOverlap: true },
-      splitLine: { show: false },
-    },
+    xAxis: { ...zonedTimeAxis(start, end, timeZone), splitLine: { show: false } },
     yAxis: {
       type: 'value',
       name: 'kW',
@@ -115,9 +104,17 @@ function buildOption(curve: PowerCurve, labels: SeriesLabels): Option {
   };
 }
 
-/** The chart; redraws when `curve` changes and follows its container's size. */
-export default function PowerChart({ curve, labels }: { curve: PowerCurve; labels: SeriesLabels }) {
-  const ref = useEChart(useMemo(() => buildOption(curve, labels), [curve, labels]));
+/** The chart in `timeZone` (the fleet's time base); redraws when its inputs change and follows its container's size. */
+export default function PowerChart({
+  curve,
+  labels,
+  timeZone,
+}: {
+  curve: PowerCurve;
+  labels: SeriesLabels;
+  timeZone: string;
+}) {
+  const ref = useEChart(useMemo(() => buildOption(curve, labels, timeZone), [curve, labels, timeZone]));
 
   return <div ref={ref} className="power-chart" />;
 }

@@ -6,6 +6,8 @@ import type { PowerCurve as Curve } from '@ess/contract';
 import { Empty } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { browserTimeZone } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 import type { SeriesLabels } from './PowerChart';
 
 const PowerChart = lazy(() => import('./PowerChart'));
@@ -14,9 +16,10 @@ function hasReadings(curve: Curve): boolean {
   return [curve.batteryKw, curve.gridKw, curve.pvKw, curve.loadKw].some((s) => s.some((v) => v !== null));
 }
 
-/** The card; `curve` undefined while the first answer is on its way. */
+/** The card; `curve` undefined while the first answer is on its way. Drawn in the screen's time base. */
 export function PowerCurve({ curve }: { curve: Curve | undefined }) {
   const { t, i18n } = useTranslation();
+  const timeZone = useTimeBase() ?? browserTimeZone();
   // biome-ignore lint/correctness/useExhaustiveDependencies: labels follow the language
   const labels = useMemo<SeriesLabels>(
     () => ({
@@ -37,7 +40,7 @@ export function PowerCurve({ curve }: { curve: Curve | undefined }) {
       <div className="power-curve__body">
         {state === 'chart' && curve ? (
           <Suspense fallback={<div className="power-chart power-chart--loading" />}>
-            <PowerChart curve={curve} labels={labels} />
+            <PowerChart curve={curve} labels={labels} timeZone={timeZone} />
           </Suspense>
         ) : state === 'empty' ? (
           <Empty

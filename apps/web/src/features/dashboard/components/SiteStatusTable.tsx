@@ -8,6 +8,7 @@ import type { SiteStatus } from '@ess/contract';
 import { Empty, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatNumber, formatQuantity, formatRelative } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 
 /** Below this |power| (kW) the battery counts as idle. */
 const IDLE_KW = 0.5;
@@ -43,6 +44,7 @@ function Soc({ pct }: { pct: number | null }) {
 /** The table of `sites`. */
 export function SiteStatusTable({ sites }: { sites: SiteStatus[] }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   const col = {
     site: t('dashboard.sites.name'),
     status: t('dashboard.sites.status'),
@@ -98,7 +100,7 @@ export function SiteStatusTable({ sites }: { sites: SiteStatus[] }) {
                     <Tooltip
                       title={
                         s.lastSeenAt
-                          ? t('dashboard.sites.lastSeenAt', { time: formatDateTime(s.lastSeenAt) })
+                          ? t('dashboard.sites.lastSeenAt', { time: formatDateTime(s.lastSeenAt, timeZone) })
                           : t('dashboard.sites.neverSeen')
                       }
                     >

@@ -4,13 +4,18 @@
  * capacity (kWh) > 0 when given (spec §5 "number must be greater than 0"); connection address a
  * dotted IPv4 (spec §5 "please enter the correct Ip address"); port an integer 1–65535.
  *
+ * Adding, the dialog names the site the device is added to — in its title and beside the site
+ * select, with the site's company — and the select (every site the caller may see, searched on
+ * the server) starts on the site selected on the page (`defaultSite`). Editing, the site is
+ * shown, not chosen: a device changes site only through "move to site" (MoveDeviceDialog).
+ *
  * The gateway select lists only the gateways of the chosen site. Left empty, the device is a
  * gateway with its own MQTT connection: it gets a secret on creation, which the parent shows
  * once (`onSecret`). A taken SN (3032) marks the SN field; a gateway that still has devices
  * behind it cannot become a sub-device (3038) and marks the gateway field.
- * Test hooks: `device-dialog`, `device-site`, `device-sn`, `device-type`, `device-model`,
- * `device-gateway`, `device-rated-power`, `device-capacity`, `device-client-id`,
- * `device-address`, `device-port`, `device-submit`.
+ * Test hooks: `device-dialog`, `device-dialog-title`, `device-site`, `device-site-name` (edit),
+ * `device-sn`, `device-type`, `device-model`, `device-gateway`, `device-rated-power`,
+ * `device-capacity`, `device-client-id`, `device-address`, `device-port`, `device-submit`.
  */
 import {
   DEVICE_TYPES,
@@ -24,7 +29,7 @@ import {
 } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Form, Input, InputNumber, Select } from 'antd';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isApiError } from '@/shared/api/errors';
 import { typeLabel } from '@/shared/devices';
@@ -32,6 +37,7 @@ import { showSuccess } from '@/shared/feedback';
 import { catalogueText, validationText } from '@/shared/i18n';
 import { FormDialog } from '@/shared/ui/FormDialog';
 import { type DeviceForm, type DeviceSecret, fetchGateways, registryKeys, saveDevice } from '../api';
+import { SiteSelect } from './SiteSelect';
 
 /** Upper bounds of the server (contract `deviceInput`). */
 const MAX_RATED_POWER_KW = 1_000_000;
@@ -54,10 +60,8 @@ interface Props {
   open: boolean;
   /** The device to edit; none to add one. */
   device: DeviceRow | null;
-  /** Sites offered in the site select (the loaded page of the site list). */
-  sites: SiteRow[];
-  /** Site preselected when adding. */
-  defaultSiteId: number | null;
+  /** Site preselected when adding: the one selected on the page (none for "all sites"). */
+  defaultSite: SiteRow | null;
   onClose: () => void;
   /** A new gateway's credentials, to be shown once. */
   onSecret: (secret: DeviceSecret) => void;
@@ -76,21 +80,28 @@ function positive(max: number, tooLarge: string) {
 }
 
 /** The device dialog; see the module comment. */
-export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSecret }: Props) {
+export function DeviceDialog({ open, device, defaultSite, onClose, onSecret }: Props) {
   const { t } = useTranslation();
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
-  const siteId = Form.useWatch('siteId', form);
+  const chosenSiteId = Form.useWatch('siteId', form);
+  // Editing, the device stays on its site (its gateways are offered).
+  const siteId = device ? device.siteId : chosenSiteId;
   const gatewayId = Form.useWatch('gatewayId', form);
   const sn = Form.useWatch('sn', form);
   const isGateway = gatewayId === null || gatewayId === undefined;
+  // The site the new device goes to, as chosen (named in the title and beside the select).
+  const [picked, setPicked] = useState<SiteRow | null>(null);
 
+  // The form is filled when the dialog opens, not again when the page refreshes the site's row.
+  const defaultSiteRef = useRef(defaultSite);
+  defaultSiteRef.current = defaultSite;
+  const defaultSiteId = defaultSite?.id;
   useEffect(() => {
     if (!open) return;
     form.setFieldsValue(
       device
         ? {
-            siteId: device.siteId,
             sn: device.sn,
             type: device.type,
             model: device.model ?? undefined,
@@ -102,8 +113,9 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
             connPort: device.connPort,
           }
         : // A site's first device is usually its EMS, the gateway (docs/device-protocol.md).
-          { siteId: defaultSiteId ?? undefined, gatewayId: null, type: 'ems' },
+          { siteId: defaultSiteId, gatewayId: null, type: 'ems' },
     );
+    setPicked(device ? null : defaultSiteRef.current);
   }, [open, device, defaultSiteId, form]);
 
   const gateways = useQuery({
@@ -128,13 +140,8 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
     if (!gateways.data.some((g) => g.id === gatewayId)) form.setFieldValue('gatewayId', null);
   }, [gateways.data, gatewayId, form]);
 
-  const siteOptions = useMemo(() => {
-    const options = sites.map((s) => ({ value: s.id, label: `${s.name} (${s.code})` }));
-    if (device && !sites.some((s) => s.id === device.siteId)) {
-      options.unshift({ value: device.siteId, label: device.siteName });
-    }
-    return options;
-  }, [sites, device]);
+  const known = useMemo(() => (defaultSite ? [defaultSite] : []), [defaultSite]);
+  const pickedSite = picked && picked.id === siteId ? picked : null;
 
   const typeOptions = DEVICE_TYPES.map((type) => ({ value: type, label: typeLabel(t, type) }));
 
@@ -165,7 +172,7 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
     }
     const gateway = values.gatewayId ?? null;
     mutation.mutate({
-      siteId: values.siteId!,
+      siteId: siteId!,
       sn: values.sn.trim(),
       type: values.type!,
       model: values.model?.trim() || null,
@@ -181,10 +188,16 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
   const becomesSubDevice = device !== null && device.gatewayId === null && !isGateway;
   const becomesGateway = device !== null && device.gatewayId !== null && isGateway;
 
+  const title = device
+    ? t('devices.editDevice')
+    : pickedSite
+      ? t('devices.addDeviceTo', { site: pickedSite.name })
+      : t('devices.addDevice');
+
   return (
     <FormDialog
       open={open}
-      title={device ? t('devices.editDevice') : t('devices.addDevice')}
+      title={<span data-testid="device-dialog-title">{title}</span>}
       form={form}
       saving={mutation.isPending}
       onOk={submit}
@@ -194,18 +207,22 @@ export function DeviceDialog({ open, device, sites, defaultSiteId, onClose, onSe
     >
       <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
         <div className="registry-form__row">
-          <Form.Item<Values>
-            name="siteId"
-            label={t('devices.field.site')}
-            rules={[{ required: true, message: t('devices.rule.siteRequired') }]}
-          >
-            <Select
-              showSearch={{ optionFilterProp: 'label' }}
-              options={siteOptions}
-              placeholder={t('devices.placeholder.site')}
-              data-testid="device-site"
-            />
-          </Form.Item>
+          {device ? (
+            <Form.Item<Values> label={t('devices.field.site')} extra={t('devices.siteHintEdit')}>
+              <span className="registry-form__static" data-testid="device-site-name">
+                {device.siteName}
+              </span>
+            </Form.Item>
+          ) : (
+            <Form.Item<Values>
+              name="siteId"
+              label={t('devices.field.addToSite')}
+              extra={pickedSite ? t('devices.siteHintAdd', { company: pickedSite.companyName }) : undefined}
+              rules={[{ required: true, message: t('devices.rule.siteRequired') }]}
+            >
+              <SiteSelect known={known} onPick={setPicked} testId="device-site" />
+            </Form.Item>
+          )}
           <Form.Item<Values>
             name="type"
             label={t('devices.field.type')}

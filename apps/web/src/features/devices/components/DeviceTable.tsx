@@ -3,12 +3,14 @@
  * server paging, and per row the SN and model, type, how it connects (gateway with its own
  * MQTT connection, or through which gateway), online state with last seen and offline reason,
  * rated power (kW), capacity (kWh), MQTT client id, connection address, firmware, actions.
- * Buttons appear only with their permission (device:device:save / delete / secret).
+ * Buttons appear only with their permission (device:device:save / move / delete / secret);
+ * "move to site" opens the move dialog (the page's `onMove`).
  * Test hooks: `device-table`, `device-filter-type`, `device-filter-online`,
  * `device-filter-keyword`, `device-refresh`, `device-add`, `device-edit-<id>`,
- * `device-delete-<id>`, `device-secret-<id>`; rows carry `data-row-key` = device id.
+ * `device-move-<id>`, `device-delete-<id>`, `device-secret-<id>`; rows carry `data-row-key` =
+ * device id.
  */
-import { EditOutlined, KeyOutlined } from '@ant-design/icons';
+import { EditOutlined, KeyOutlined, SwapOutlined } from '@ant-design/icons';
 import { DEVICE_TYPES, type DeviceRow, type DeviceType } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Empty, Select, type TableColumnsType, Tag, Tooltip } from 'antd';
@@ -40,8 +42,10 @@ interface Props {
   canEdit: boolean;
   canDelete: boolean;
   canSecret: boolean;
+  canMove: boolean;
   onAdd: (() => void) | null;
   onEdit: (device: DeviceRow) => void;
+  onMove: (device: DeviceRow) => void;
   onSecret: (secret: DeviceSecret) => void;
 }
 
@@ -52,8 +56,10 @@ export function DeviceTable({
   canEdit,
   canDelete,
   canSecret,
+  canMove,
   onAdd,
   onEdit,
+  onMove,
   onSecret,
 }: Props) {
   const { t, i18n } = useTranslation();
@@ -207,7 +213,7 @@ export function DeviceTable({
         render: (_, d) => d.siteName,
       });
     }
-    if (canEdit || canDelete || canSecret) {
+    if (canEdit || canDelete || canSecret || canMove) {
       cols.push({
         key: 'actions',
         title: t('devices.field.actions'),
@@ -223,6 +229,14 @@ export function DeviceTable({
                 icon: <EditOutlined />,
                 onClick: () => onEdit(d),
                 testId: `device-edit-${d.id}`,
+              },
+              {
+                key: 'move',
+                visible: canMove,
+                label: t('devices.move.toSite'),
+                icon: <SwapOutlined />,
+                onClick: () => onMove(d),
+                testId: `device-move-${d.id}`,
               },
               {
                 key: 'secret',
@@ -256,7 +270,7 @@ export function DeviceTable({
       });
     }
     return cols;
-  }, [i18n.language, siteId, timeZone, canEdit, canDelete, canSecret, onEdit]);
+  }, [i18n.language, siteId, timeZone, canEdit, canDelete, canSecret, canMove, onEdit, onMove]);
 
   const typeOptions = DEVICE_TYPES.map((v) => ({ value: v, label: typeLabel(t, v) }));
   const onlineOptions = [

@@ -2,8 +2,12 @@
  * Add / edit a site (700 px, spec §9). Rules mirror the server's `siteInput`: code 2–32 letters,
  * digits, '_' or '-'; name 1–64; address ≤ 200; an IANA time zone (default Asia/Shanghai);
  * latitude −90…90 and longitude −180…180, both optional. A taken code (3039) marks the field.
- * Test hooks: `site-dialog`, `site-code`, `site-name`, `site-address`, `site-timezone`,
- * `site-latitude`, `site-longitude`, `site-submit`.
+ * The company the site belongs to: adding, any company the caller may see (`company/options`),
+ * the signed-in company first; editing, shown only — a site changes company through "move to
+ * company" (MoveSiteDialog). `onSaved` gets the saved site's id and code (the page selects a new
+ * site).
+ * Test hooks: `site-dialog`, `site-company`, `site-code`, `site-name`, `site-address`,
+ * `site-timezone`, `site-latitude`, `site-longitude`, `site-submit`.
  */
 import {
   DEFAULT_SITE_TIMEZONE,
@@ -16,6 +20,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, InputNumber, Select } from 'antd';
 import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSession } from '@/features/auth';
+import { CompanyPicker } from '@/features/org-people';
 import { isApiError } from '@/shared/api/errors';
 import { showSuccess } from '@/shared/feedback';
 import { catalogueText } from '@/shared/i18n';
@@ -35,6 +41,7 @@ function timeZones(current: string | undefined): string[] {
 }
 
 interface Values {
+  companyId?: number;
   code: string;
   name: string;
   address?: string;
@@ -48,11 +55,16 @@ interface Props {
   /** The site to edit; none to add one. */
   site: SiteRow | null;
   onClose: () => void;
+  /** After a successful save: the site's id and code. */
+  onSaved?: (saved: { id: number; code: string; created: boolean }) => void;
+  /** The caller may move sites to another company (the edit then says how). */
+  canMove?: boolean;
 }
 
 /** The site dialog; see the module comment. */
-export function SiteDialog({ open, site, onClose }: Props) {
+export function SiteDialog({ open, site, onClose, onSaved, canMove = false }: Props) {
   const { t } = useTranslation();
+  const ownCompanyId = useSession((s) => s.user?.companyId);
   const [form] = Form.useForm<Values>();
   const queryClient = useQueryClient();
   const zones = useMemo(() => timeZones(site?.timezone).map((z) => ({ value: z, label: z })), [site]);
@@ -62,6 +74,7 @@ export function SiteDialog({ open, site, onClose }: Props) {
     form.setFieldsValue(
       site
         ? {
+            companyId: site.companyId,
             code: site.code,
             name: site.name,
             address: site.address ?? undefined,
@@ -69,16 +82,17 @@ export function SiteDialog({ open, site, onClose }: Props) {
             latitude: site.latitude,
             longitude: site.longitude,
           }
-        : { timezone: DEFAULT_SITE_TIMEZONE },
+        : { companyId: ownCompanyId, timezone: DEFAULT_SITE_TIMEZONE },
     );
-  }, [open, site, form]);
+  }, [open, site, form, ownCompanyId]);
 
   const mutation = useMutation({
     mutationFn: (values: SiteForm) => saveSite(values, site?.id),
-    onSuccess: () => {
+    onSuccess: ({ id }, values) => {
       showSuccess(t('devices.siteSaved'));
       void queryClient.invalidateQueries({ queryKey: registryKeys.all });
       onClose();
+      onSaved?.({ id, code: values.code, created: site === null });
     },
     onError: (err) => {
       if (isApiError(err) && err.code === ErrorCode.SITE_CODE_EXISTS) {
@@ -95,6 +109,7 @@ export function SiteDialog({ open, site, onClose }: Props) {
       return;
     }
     mutation.mutate({
+      ...(site || values.companyId === undefined ? {} : { companyId: values.companyId }),
       code: values.code.trim(),
       name: values.name.trim(),
       address: values.address?.trim() || null,
@@ -116,6 +131,19 @@ export function SiteDialog({ open, site, onClose }: Props) {
       submitTestId="site-submit"
     >
       <Form<Values> form={form} layout="vertical" onFinish={() => void submit()} className="registry-form">
+        <Form.Item<Values>
+          name="companyId"
+          label={t('devices.field.company')}
+          extra={site ? (canMove ? t('devices.companyHintEdit') : undefined) : t('devices.companyHintAdd')}
+          rules={[{ required: true, message: t('devices.rule.companyRequired') }]}
+        >
+          <CompanyPicker
+            showSingle
+            disabled={site !== null}
+            className="registry-form__company"
+            testId="site-company"
+          />
+        </Form.Item>
         <div className="registry-form__row">
           <Form.Item<Values>
             name="code"

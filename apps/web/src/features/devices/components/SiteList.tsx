@@ -9,24 +9,15 @@ import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import type { SiteRow } from '@ess/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Empty, Input, Pagination, Skeleton, Tag } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatQuantity } from '@/shared/format';
 import { fetchSites, registryKeys } from '../api';
+import { useDebounced } from '../debounce';
 import { siteLink } from '../labels';
 
 /** Sites per page of the list. */
 const SITE_PAGE_SIZE = 50;
-
-/** `value` once it has not changed for `ms`. */
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const timer = window.setTimeout(() => setSettled(value), ms);
-    return () => window.clearTimeout(timer);
-  }, [value, ms]);
-  return settled;
-}
 
 export type SiteSelection = number | 'all';
 
@@ -38,12 +29,28 @@ interface Props {
   onAdd: (() => void) | null;
 }
 
+/** Scrolls the list (not the page) so that `item` is in view. */
+function revealInList(item: HTMLElement): void {
+  const list = item.closest('ul');
+  if (!list) return;
+  const box = list.getBoundingClientRect();
+  const own = item.getBoundingClientRect();
+  if (own.top < box.top) list.scrollTop -= box.top - own.top;
+  else if (own.bottom > box.bottom) list.scrollTop += own.bottom - box.bottom;
+}
+
 function SiteItem({ site, active, onClick }: { site: SiteRow; active: boolean; onClick: () => void }) {
   const { t } = useTranslation();
   const link = siteLink(site);
+  const ref = useRef<HTMLButtonElement>(null);
+  // A site selected from elsewhere (the one just added) is scrolled into the list's view.
+  useEffect(() => {
+    if (active && ref.current) revealInList(ref.current);
+  }, [active]);
   return (
     <li>
       <button
+        ref={ref}
         type="button"
         className={active ? 'site-item site-item--active' : 'site-item'}
         onClick={onClick}

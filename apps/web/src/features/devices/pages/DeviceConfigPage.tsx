@@ -1,26 +1,38 @@
 /**
  * Site configuration `/deviceconfig` (spec §2; view `device/deviceconfig/index`): sites on the
  * left (search, connection badges, capacity kWh and power kW), the selected site's facts and
- * its devices on the right (filters, paging, add / edit / delete, MQTT secret re-issue). After
- * a gateway is created or its secret re-issued, its connection facts are shown once.
- * Buttons follow the user's permissions (device:site:save|delete, device:device:save|delete|
- * secret; '*:*:*' grants all). Below 992 px the two columns stack.
- * Test hooks: `deviceconfig`, `site-list`, `site-add`, `site-header`, `site-edit`,
- * `site-delete`, `device-table`, `device-add`, `secret-dialog`, `secret-value` (and those of
- * the components).
+ * its devices on the right (filters, paging, add / edit / move / delete, MQTT secret re-issue).
+ * A site just added becomes the selection, so "add device" then adds to it (the device dialog
+ * names the site it adds to). Moving is explicit: a device to another site (row action), a site
+ * to another company (header). After a gateway is created or its secret re-issued, its
+ * connection facts are shown once. Buttons follow the user's permissions (device:site:save|
+ * delete|move, device:device:save|delete|secret|move; '*:*:*' grants all). Below 992 px the two
+ * columns stack.
+ * Test hooks: `deviceconfig`, `site-list`, `site-add`, `site-header`, `site-edit`, `site-move`,
+ * `site-delete`, `device-table`, `device-add`, `secret-dialog`,
+ * `secret-value` (and those of the components).
  */
-import { DeleteOutlined, EditOutlined, EnvironmentOutlined, GlobalOutlined } from '@ant-design/icons';
-import { type DeviceRow, Perm, type SiteRow } from '@ess/contract';
+import {
+  DeleteOutlined,
+  EditOutlined,
+  EnvironmentOutlined,
+  GlobalOutlined,
+  SwapOutlined,
+} from '@ant-design/icons';
+import { type DeviceRow, MAX_PAGE_SIZE, Perm, type SiteRow } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Button, Empty, Popconfirm, Tag, Tooltip } from 'antd';
+import { Button, Empty, Popconfirm, Skeleton, Tag, Tooltip } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
+import { useCompanyOptions } from '@/features/org-people';
 import { showSuccess } from '@/shared/feedback';
 import { formatNumber, formatQuantity } from '@/shared/format';
-import { type DeviceSecret, deleteSite, registryKeys } from '../api';
+import { type DeviceSecret, deleteSite, fetchSites, registryKeys } from '../api';
 import { DeviceDialog } from '../components/DeviceDialog';
 import { DeviceTable } from '../components/DeviceTable';
+import { MoveDeviceDialog } from '../components/MoveDeviceDialog';
+import { MoveSiteDialog } from '../components/MoveSiteDialog';
 import { SecretDialog } from '../components/SecretDialog';
 import { SiteDialog } from '../components/SiteDialog';
 import { SiteList, type SiteSelection } from '../components/SiteList';
@@ -30,11 +42,13 @@ import '../deviceconfig.css';
 function SiteHeader({
   site,
   onEdit,
+  onMove,
   onDeleted,
   canDelete,
 }: {
   site: SiteRow;
   onEdit: (() => void) | null;
+  onMove: (() => void) | null;
   onDeleted: () => void;
   canDelete: boolean;
 }) {
@@ -100,11 +114,16 @@ function SiteHeader({
           <dd>{formatQuantity(site.ratedPowerKw, 'kW')}</dd>
         </div>
       </dl>
-      {(onEdit || canDelete) && (
+      {(onEdit || onMove || canDelete) && (
         <div className="site-header__actions">
           {onEdit && (
             <Button icon={<EditOutlined />} onClick={onEdit} data-testid="site-edit">
               {t('devices.editSite')}
+            </Button>
+          )}
+          {onMove && (
+            <Button icon={<SwapOutlined />} onClick={onMove} data-testid="site-move">
+              {t('devices.move.toCompany')}
             </Button>
           )}
           {canDelete &&
@@ -142,8 +161,14 @@ export default function DeviceConfigPage() {
   const canDeviceSave = usePermission(Perm.deviceSave);
   const canDeviceDelete = usePermission(Perm.deviceDelete);
   const canSecret = usePermission(Perm.deviceSecret);
+  // Moving a site to another company needs another company to move it to.
+  const companies = useCompanyOptions();
+  const canSiteMove = usePermission(Perm.siteMove) && (companies.data?.length ?? 0) > 1;
+  const canDeviceMove = usePermission(Perm.deviceMove);
 
   const [selection, setSelection] = useState<SiteSelection | null>(null);
+  // The selected site's row as last known, for a selection not on the loaded page of the list
+  // (picked before a search, or just added); the loaded page's row wins, being fresher.
   const [selectedSite, setSelectedSite] = useState<SiteRow | null>(null);
   const [sites, setSites] = useState<SiteRow[]>([]);
   const [siteDialog, setSiteDialog] = useState<{ open: boolean; site: SiteRow | null }>({
@@ -155,15 +180,13 @@ export default function DeviceConfigPage() {
     device: null,
   });
   const [secret, setSecret] = useState<DeviceSecret | null>(null);
+  const [movingDevice, setMovingDevice] = useState<DeviceRow | null>(null);
+  const [movingSite, setMovingSite] = useState<SiteRow | null>(null);
 
   const onLoaded = useCallback((list: SiteRow[]) => {
     setSites(list);
     // First visit (or the selected site was deleted): the first site.
     setSelection((current) => current ?? list[0]?.id ?? null);
-    setSelectedSite((current) => {
-      if (current) return list.find((s) => s.id === current.id) ?? current;
-      return list[0] ?? null;
-    });
   }, []);
 
   const select = useCallback((next: SiteSelection, site: SiteRow | null) => {
@@ -173,8 +196,26 @@ export default function DeviceConfigPage() {
 
   const onEditDevice = useCallback((device: DeviceRow) => setDeviceDialog({ open: true, device }), []);
 
+  // A site just added becomes the selection (found by its unique code, wherever it is listed).
+  const onSiteSaved = useCallback(
+    async ({ id, code, created }: { id: number; code: string; created: boolean }) => {
+      if (!created) return;
+      setSelection(id);
+      setSelectedSite(null);
+      const found = await fetchSites({ pageNum: 1, pageSize: MAX_PAGE_SIZE, keyword: code }).catch(
+        () => null,
+      );
+      const row = found?.list.find((s) => s.id === id);
+      if (row) setSelectedSite((current) => current ?? row);
+    },
+    [],
+  );
+
   const siteId = typeof selection === 'number' ? selection : null;
-  const site = siteId !== null && selectedSite?.id === siteId ? selectedSite : null;
+  const site =
+    siteId === null
+      ? null
+      : (sites.find((s) => s.id === siteId) ?? (selectedSite?.id === siteId ? selectedSite : null));
 
   return (
     <div className="deviceconfig" data-testid="deviceconfig">
@@ -195,12 +236,18 @@ export default function DeviceConfigPage() {
               <SiteHeader
                 site={site}
                 onEdit={canSiteSave ? () => setSiteDialog({ open: true, site }) : null}
+                onMove={canSiteMove ? () => setMovingSite(site) : null}
                 canDelete={canSiteDelete}
                 onDeleted={() => {
                   setSelection(null);
                   setSelectedSite(null);
                 }}
               />
+            ) : selection !== 'all' ? (
+              // The site just added, while its row loads.
+              <header className="site-header" data-testid="site-header">
+                <Skeleton active title paragraph={false} />
+              </header>
             ) : (
               <header className="site-header" data-testid="site-header">
                 <div className="site-header__main">
@@ -217,10 +264,12 @@ export default function DeviceConfigPage() {
               canEdit={canDeviceSave}
               canDelete={canDeviceDelete}
               canSecret={canSecret}
+              canMove={canDeviceMove}
               onAdd={
                 canDeviceSave && sites.length > 0 ? () => setDeviceDialog({ open: true, device: null }) : null
               }
               onEdit={onEditDevice}
+              onMove={setMovingDevice}
               onSecret={setSecret}
             />
           </>
@@ -230,16 +279,23 @@ export default function DeviceConfigPage() {
       <SiteDialog
         open={siteDialog.open}
         site={siteDialog.site}
+        canMove={canSiteMove}
         onClose={() => setSiteDialog((s) => ({ ...s, open: false }))}
+        onSaved={(saved) => void onSiteSaved(saved)}
       />
       <DeviceDialog
         open={deviceDialog.open}
         device={deviceDialog.device}
-        sites={sites}
-        defaultSiteId={siteId}
+        defaultSite={site}
         onClose={() => setDeviceDialog((s) => ({ ...s, open: false }))}
         onSecret={setSecret}
       />
+      <MoveDeviceDialog
+        device={movingDevice}
+        currentSite={site && movingDevice && site.id === movingDevice.siteId ? site : null}
+        onClose={() => setMovingDevice(null)}
+      />
+      <MoveSiteDialog site={movingSite} onClose={() => setMovingSite(null)} />
       <SecretDialog secret={secret} onClose={() => setSecret(null)} />
     </div>
   );

@@ -3,6 +3,8 @@
  * series (the reading, or the bucket mean when rolled up) and, where the server rolled up, a
  * shaded min–max band. One y axis per unit (left, right, then further right). `x: 'offset'`
  * draws time since each series' own start (two-period comparison), labelled `+d hh:mm`.
+ * Times are the site's (`timeZone`): ticks, labels and tooltips by shared/charts/timeAxis.ts,
+ * recomputed for the visible window when the chart is zoomed.
  * Test hook: `series-chart` with `data-points` (points drawn) and `data-series`.
  */
 import { DataZoomComponent, type DataZoomComponentOption } from 'echarts/components';
@@ -11,9 +13,9 @@ import { useMemo } from 'react';
 // Registers the line chart's ECharts parts (a type-only import would be dropped).
 import '@/shared/charts/lineChart';
 import type { LineChartOption, LineSeriesOption } from '@/shared/charts/lineChart';
-import { useEChart } from '@/shared/charts/useEChart';
-import { formatDateTime, formatNumber, formatTime } from '@/shared/format';
-import { currentLang, localeOf } from '@/shared/i18n';
+import { zonedTimeAxis, zonedTimeLabels } from '@/shared/charts/timeAxis';
+import { type EChartEvents, useEChart } from '@/shared/charts/useEChart';
+import { browserTimeZone, formatDateTime, formatDayTime, formatNumber, formatTime } from '@/shared/format';
 
 use([DataZoomComponent]);
 
@@ -54,37 +56,27 @@ export function formatOffset(ms: number): string {
   return d > 0 ? `+${d}d ${hhmm}` : `+${hhmm}`;
 }
 
-/** `11/21 14:05` / `11-21 14:05` in the UI language and `timeZone`. */
-function shortDateTime(ts: number, timeZone?: string): string {
-  const options: Intl.DateTimeFormatOptions = {
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hour12: false,
-  };
-  try {
-    return new Intl.DateTimeFormat(localeOf(currentLang()), { ...options, timeZone }).format(ts);
-  } catch {
-    return new Intl.DateTimeFormat(localeOf(currentLang()), options).format(ts);
-  }
-}
-
 function digitsFor(unit: string): number {
   return unit === 'V' || unit === 'kWh' ? 2 : unit === '' ? 3 : 1;
 }
 
-function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone?: string): Option {
-  const units = [...new Set(series.map((s) => s.unit))];
+/** First and last x over all series (0, 0 when empty). */
+function extentOf(series: ChartSeries[]): [number, number] {
   const xs = series.flatMap((s) => [s.x[0], s.x[s.x.length - 1]]).filter((v): v is number => v !== undefined);
-  const span = xs.length ? Math.max(...xs) - Math.min(...xs) : 0;
-  // Short spans show the time of day (with seconds under an hour), longer ones the date too.
+  return xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 0];
+}
+
+function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone: string): Option {
+  const units = [...new Set(series.map((s) => s.unit))];
+  const [min, max] = extentOf(series);
+  const span = max - min;
+  // The zoom slider's ends: the time of day (with seconds under an hour), the date too beyond a day.
   const label = (v: number) =>
     x === 'offset'
       ? formatOffset(v)
       : span < 86_400_000
         ? formatTime(v, timeZone, span < 3_600_000)
-        : shortDateTime(v, timeZone);
+        : formatDayTime(v, timeZone);
   const lines: LineSeriesOption[] = [];
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length]!;
@@ -151,6 +143,7 @@ function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone?: str
     tooltip: {
       trigger: 'axis',
       confine: true,
+      className: 'chart-tooltip',
       formatter: (params) => {
         const list = (Array.isArray(params) ? params : [params]) as Array<{
           seriesName?: string;
@@ -177,15 +170,18 @@ function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone?: str
         return head + rows.join('<br/>');
       },
     },
-    xAxis: {
-      type: x === 'offset' ? 'value' : 'time',
-      min: 'dataMin',
-      max: 'dataMax',
-      // Offsets are labelled to the minute: ticks closer than that repeated one label ("+00:33" ×6).
-      ...(x === 'offset' ? { minInterval: 60_000 } : {}),
-      axisLabel: { formatter: (v: number) => label(v), hideOverlap: true },
-      splitLine: { show: false },
-    },
+    xAxis:
+      x === 'offset'
+        ? {
+            type: 'value',
+            min: 'dataMin',
+            max: 'dataMax',
+            // Offsets are labelled to the minute: ticks closer than that repeated one label ("+00:33" ×6).
+            minInterval: 60_000,
+            axisLabel: { formatter: (v: number) => label(v), hideOverlap: true },
+            splitLine: { show: false },
+          }
+        : { ...zonedTimeAxis(min, max, timeZone), splitLine: { show: false } },
     yAxis: units.map((unit, i) => ({
       type: 'value' as const,
       name: unit,
@@ -199,7 +195,25 @@ function buildOption(series: ChartSeries[], x: 'time' | 'offset', timeZone?: str
   };
 }
 
-/** The chart; redraws when its inputs change and follows its container's size. */
+/**
+ * After a zoom, ticks and labels for the visible window (the data zoom's start/end, in % of the
+ * data's extent): round local times of that window, not of the whole range.
+ */
+function zoomEvents(series: ChartSeries[], timeZone: string): EChartEvents {
+  return {
+    datazoom: (chart) => {
+      const zoom = (chart.getOption() as { dataZoom?: Array<{ start?: number; end?: number }> })
+        .dataZoom?.[0];
+      const [min, max] = extentOf(series);
+      const from = min + ((max - min) * (zoom?.start ?? 0)) / 100;
+      const to = min + ((max - min) * (zoom?.end ?? 100)) / 100;
+      const { customValues, formatter } = zonedTimeLabels(from, to, timeZone);
+      chart.setOption({ xAxis: { axisTick: { customValues }, axisLabel: { customValues, formatter } } });
+    },
+  };
+}
+
+/** The chart in `timeZone` (the site's; the browser's when not given); redraws when its inputs change and follows its container's size. */
 export default function SeriesChart({
   series,
   x = 'time',
@@ -211,7 +225,11 @@ export default function SeriesChart({
   timeZone?: string;
   height?: number;
 }) {
-  const ref = useEChart(useMemo(() => buildOption(series, x, timeZone), [series, x, timeZone]));
+  const zone = timeZone ?? browserTimeZone();
+  const ref = useEChart(
+    useMemo(() => buildOption(series, x, zone), [series, x, zone]),
+    x === 'time' ? zoomEvents(series, zone) : undefined,
+  );
 
   const points = series.reduce((n, s) => n + s.x.length, 0);
   return (

@@ -1,6 +1,6 @@
 /**
- * History tab "compare": one point over two periods (day, week or month) overlaid on a common
- * time axis (offset from each period's start).
+ * History tab "compare": one point over two periods (day, week or month) of the site's calendar
+ * (the screen's time base) overlaid on a common time axis (offset from each period's start).
  * Test hooks: `compare-series`, `compare-kind`, `compare-a`, `compare-b`, `compare-resolution`.
  */
 import { checkTimeRange, HISTORY_MAX_DAYS, type PickDevice, pointUnit } from '@ess/contract';
@@ -9,11 +9,13 @@ import { Alert, DatePicker, Empty, Segmented, Select, Skeleton, Tag } from 'antd
 import type { Dayjs } from 'dayjs';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { browserTimeZone } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 import { catalogueText } from '@/shared/i18n';
 import { dayjs } from '@/shared/i18n/dayjs';
 import { fetchCompare } from '../api';
 import type { ChartSeries } from '../components/SeriesChart';
-import { presetRange } from '../model';
+import { presetRange, siteToday } from '../ranges';
 import { keyOf, parseKey, powerAndSoc, resolutionText, seriesOptions } from './series';
 
 const SeriesChart = lazy(() => import('../components/SeriesChart'));
@@ -22,13 +24,14 @@ export function CompareTab({ devices }: { devices: PickDevice[] }) {
   const { t } = useTranslation();
   const [key, setKey] = useState<string | undefined>();
   const [kind, setKind] = useState<'day' | 'week' | 'month'>('day');
-  const [a, setA] = useState<Dayjs>(dayjs());
-  const [b, setB] = useState<Dayjs>(dayjs().subtract(1, 'day'));
+  const timeZone = useTimeBase() ?? browserTimeZone();
+  const [a, setA] = useState<Dayjs>(() => dayjs(siteToday(timeZone)));
+  const [b, setB] = useState<Dayjs>(() => dayjs(siteToday(timeZone)).subtract(1, 'day'));
   useEffect(() => {
     setKey(powerAndSoc(devices).map(keyOf)[0]);
   }, [devices]);
-  const ra = presetRange(kind, a);
-  const rb = presetRange(kind, b);
+  const ra = presetRange(kind, a.format('YYYY-MM-DD'), timeZone);
+  const rb = presetRange(kind, b.format('YYYY-MM-DD'), timeZone);
   const issue =
     checkTimeRange(ra, { maxDays: HISTORY_MAX_DAYS, nowMs: Date.now() }) ??
     checkTimeRange(rb, { maxDays: HISTORY_MAX_DAYS, nowMs: Date.now() });

@@ -17,17 +17,20 @@ import { Alert, Button, Empty, Select, Skeleton, Table, Tag } from 'antd';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatNumber } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 import { catalogueText } from '@/shared/i18n';
 import { fetchHistory } from '../api';
 import type { ChartSeries } from '../components/SeriesChart';
-import { RANGE_KINDS, seriesTitle } from '../model';
+import { seriesTitle } from '../model';
+import { RANGE_KINDS } from '../ranges';
 import { RangeField } from './RangeField';
 import { keyOf, parseKey, powerAndSoc, resolutionText, seriesOptions } from './series';
 
 const SeriesChart = lazy(() => import('../components/SeriesChart'));
 
-export function CurvesTab({ devices, timeZone }: { devices: PickDevice[]; timeZone?: string }) {
+export function CurvesTab({ devices }: { devices: PickDevice[] }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   const [selected, setSelected] = useState<string[]>([]);
   const [range, setRange] = useState<TimeRange | null>(null);
   const [rangeError, setRangeError] = useState<TimeRangeIssue | null>(null);

@@ -1,6 +1,7 @@
 /**
  * History tab "energy": charged and discharged energy of the site (or one PCS) per day of a
- * month or per month of a year, as bars with the totals.
+ * month or per month of a year of the site's calendar (the screen's time base), as bars with
+ * the totals.
  * Test hooks: `energy-pcs`, `energy-granularity`, `energy-anchor`, `energy-totals`, `energy-empty`.
  */
 import type { PickDevice, TimeRange } from '@ess/contract';
@@ -9,10 +10,11 @@ import { DatePicker, Empty, Segmented, Select, Skeleton } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { browserTimeZone, formatNumber } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
 import { dayjs } from '@/shared/i18n/dayjs';
 import { fetchEnergy } from '../api';
-import { presetRange } from '../model';
+import { presetRange, siteToday } from '../ranges';
 
 const EnergyChart = lazy(() => import('../components/EnergyChart'));
 
@@ -20,8 +22,13 @@ export function EnergyTab({ siteId, devices }: { siteId: number; devices: PickDe
   const { t, i18n } = useTranslation();
   const [pcs, setPcs] = useState<number | 0>(0);
   const [granularity, setGranularity] = useState<'day' | 'month'>('day');
-  const [anchor, setAnchor] = useState<Dayjs>(dayjs());
-  const range: TimeRange = granularity === 'day' ? presetRange('month', anchor) : presetRange('year', anchor);
+  const timeZone = useTimeBase() ?? browserTimeZone();
+  const [anchor, setAnchor] = useState<Dayjs>(() => dayjs(siteToday(timeZone)));
+  const range: TimeRange = presetRange(
+    granularity === 'day' ? 'month' : 'year',
+    anchor.format('YYYY-MM-DD'),
+    timeZone,
+  );
   const energy = useQuery({
     queryKey: ['monitor', 'energy', siteId, pcs, granularity, range],
     queryFn: () => fetchEnergy(siteId, pcs || undefined, granularity, range),

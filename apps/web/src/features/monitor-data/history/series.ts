@@ -2,7 +2,7 @@
  * Helpers of the history tabs: series keys (`<deviceId>:<point>`) for the pickers, the series
  * picker's options, the "power + SOC" preset and the resolution's label.
  */
-import type { HistoryResolution, PickDevice, SeriesKey } from '@ess/contract';
+import { figureSourceOf, type HistoryResolution, type PickDevice, type SeriesKey } from '@ess/contract';
 import type { TFunction } from 'i18next';
 import { typeLabel } from '@/shared/devices';
 import { seriesTitle } from '../model';
@@ -29,15 +29,19 @@ export function seriesOptions(t: TFunction, devices: PickDevice[]) {
     }));
 }
 
-/** "Power + SOC": the first PCS's power and the first BMS's SOC (else the EMS's SOC). */
+/**
+ * "Power + SOC": the site's battery power and SOC as the site figures take them (contract
+ * `figureSourceOf`: PCS and BMS, else the gateway's own points), from the first device of the
+ * source type that has reported the point.
+ */
 export function powerAndSoc(devices: PickDevice[]): SeriesKey[] {
   const out: SeriesKey[] = [];
-  const pcs = devices.find((d) => d.type === 'pcs' && d.points.includes('p_kw'));
-  if (pcs) out.push({ deviceId: pcs.id, point: 'p_kw' });
-  const soc =
-    devices.find((d) => d.type === 'bms' && d.points.includes('soc_pct')) ??
-    devices.find((d) => d.points.includes('soc_pct'));
-  if (soc) out.push({ deviceId: soc.id, point: 'soc_pct' });
+  const types = devices.map((d) => d.type);
+  for (const figure of ['batteryKw', 'socPct'] as const) {
+    const source = figureSourceOf(types, figure);
+    const device = source && devices.find((d) => d.type === source.type && d.points.includes(source.point));
+    if (source && device) out.push({ deviceId: device.id, point: source.point });
+  }
   return out;
 }
 

@@ -1,18 +1,23 @@
 /**
- * The device panels of a site: PCS, BMS, meter, PV, environment ("moving ring") and air
- * conditioner, one card per device, each reading with its unit; a reading the device did not
- * report shows "—". Values come from the site detail (device_latest) and follow the live
- * `device:<id>` channels.
- * Test hooks: `panel-<pcs|bms|meter|pv|env|ac>-<deviceId>`, readings `reading-<key>`.
+ * The device panels of a site: the gateway (EMS), PCS, BMS, meter, PV, environment ("moving
+ * ring") and air conditioner, one card per device, each reading with its unit; a reading the
+ * device did not report shows "—". The EMS card lists the gateway's own points (a gateway-only
+ * site has only this card) labelled by the contract's point table (`pointLabel`, `pointUnit`).
+ * Values come from the site detail (device_latest) and follow the live `device:<id>` channels.
+ * Test hooks: `panel-<ems|pcs|bms|meter|pv|env|ac>-<deviceId>`, readings `reading-<key>` (the
+ * EMS card's keys are point names).
  */
 import {
   type AirConditionerPanel,
   type BmsPanel,
   CELL_SPREAD_WARN_MV,
+  type EmsPanel,
   type EnvPanel,
   type MeterPanel,
   type PcsPanel,
   type PvPanel,
+  pointLabel,
+  pointUnit,
   type SiteDetailDevice,
   type SitePanels,
 } from '@ess/contract';
@@ -20,6 +25,8 @@ import { Tag } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatNumber, formatTime, NO_VALUE } from '@/shared/format';
+import { useTimeBase } from '@/shared/format/time-base';
+import { currentLang } from '@/shared/i18n';
 
 /** `12.3 V`; "—" for no value. */
 function q(value: number | null, unit: string, digits = 1): string {
@@ -33,7 +40,7 @@ function phases(values: (number | null)[], unit: string, digits = 1): string {
   return `${values.map((v) => formatNumber(v, digits)).join(' / ')} ${unit}`;
 }
 
-type PanelKind = 'pcs' | 'bms' | 'meter' | 'pv' | 'env' | 'ac';
+type PanelKind = 'ems' | 'pcs' | 'bms' | 'meter' | 'pv' | 'env' | 'ac';
 
 /** PCS `state` codes 0…3 (docs/device-protocol.md) → keys of the translated names. */
 const PCS_STATES = ['standby', 'charging', 'discharging', 'fault'] as const;
@@ -77,6 +84,7 @@ function DeviceCard({
   children: ReactNode;
 }) {
   const { t } = useTranslation();
+  const timeZone = useTimeBase();
   return (
     <section className="panel monitor-card" data-testid={`panel-${kind}-${panel.deviceId}`}>
       <header className="panel__head">
@@ -85,11 +93,33 @@ function DeviceCard({
         </h3>
         <span className="panel__note">
           {device && !device.online && <Tag color="default">{t('siteMonitor.status.offline')}</Tag>}
-          {panel.ts === null ? t('siteMonitor.panels.noData') : formatTime(panel.ts)}
+          {panel.ts === null ? t('siteMonitor.panels.noData') : formatTime(panel.ts, timeZone)}
         </span>
       </header>
       {children}
     </section>
+  );
+}
+
+/** Decimals of an EMS point by its unit: SOC, power and energy 1, flags and modes none. */
+function emsDigits(unit: string): number {
+  return unit === '' ? 0 : 1;
+}
+
+/** The gateway's own points, SOC always (— until reported), labelled by the contract's table. */
+function EmsReadings({ p }: { p: EmsPanel }) {
+  useTranslation(); // re-render on a language switch (labels come from the contract)
+  const lang = currentLang();
+  const points = p.points.some((x) => x.name === 'soc_pct')
+    ? p.points
+    : [{ name: 'soc_pct', value: null as number | null }, ...p.points];
+  return (
+    <Readings
+      items={points.map(({ name, value }) => {
+        const unit = pointUnit(name, 'ems');
+        return { key: name, label: pointLabel(name, 'ems', lang), value: q(value, unit, emsDigits(unit)) };
+      })}
+    />
   );
 }
 
@@ -266,11 +296,16 @@ function AcReadings({ p }: { p: AirConditionerPanel }) {
   );
 }
 
-/** Every panel of the site, grouped by kind (PCS, BMS, meter, PV, environment, air conditioner). */
+/** Every panel of the site, grouped by kind (EMS, PCS, BMS, meter, PV, environment, air conditioner). */
 export function DevicePanels({ panels, devices }: { panels: SitePanels; devices: SiteDetailDevice[] }) {
   const { t } = useTranslation();
   const byId = new Map(devices.map((d) => [d.id, d]));
   const cards: ReactNode[] = [
+    ...panels.ems.map((p) => (
+      <DeviceCard key={`ems-${p.deviceId}`} kind="ems" panel={p} device={byId.get(p.deviceId)}>
+        <EmsReadings p={p} />
+      </DeviceCard>
+    )),
     ...panels.pcs.map((p) => (
       <DeviceCard key={`pcs-${p.deviceId}`} kind="pcs" panel={p} device={byId.get(p.deviceId)}>
         <PcsReadings p={p} />

@@ -186,7 +186,12 @@ export default function MenuListPage() {
           row.icon ? (
             hasIcon(row.icon) ? (
               <Tooltip title={row.icon}>
-                <span className="menu-list__icon" aria-label={row.icon} data-testid={`menu-icon-${row.id}`}>
+                <span
+                  className="menu-list__icon"
+                  role="img"
+                  aria-label={row.icon}
+                  data-testid={`menu-icon-${row.id}`}
+                >
                   {menuIcon(row.icon)}
                 </span>
               </Tooltip>

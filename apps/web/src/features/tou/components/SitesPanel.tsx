@@ -1,18 +1,25 @@
 /**
  * The sites of a scheme and the delivery to their EMS: "assign sites" (antd Transfer over the
  * caller's sites → `tou/assign`, tou:scheme:push), and per site the push state from
- * `tou/pushStatus` (pending / sent / applied with time / failed with reason, gateway online),
- * kept current by the live channel `delivery:tou` (each change of a row's state patches the
+ * `tou/pushStatus`, kept apart as the contract keeps it (issue 14): what the EMS is known to run
+ * (the version it confirmed and when — beside the tag when that is the current version, else
+ * "device runs v2 (applied …)" or "not confirmed yet") and what the last send did (pending, sent,
+ * re-sending, "re-sent …, no answer" on an applied row, failed with its reason, and when it is
+ * retried); times in the site's zone, named under the site when it is not the browser's. Kept
+ * current by the live channel `delivery:tou` (each change of a row's state patches the
  * cached list; a row of a site not listed, or moved to another scheme, reads the list again, and
  * so does a (re)connection of the live socket), with "push now" (`tou/push`; the shared error
  * handling shows 3060 / 3033 / 3034 / 3035). While a site waits the list is also read every
  * 30 s: with several server instances, a change settled on another instance reaches only that
  * instance's and the sender's consoles.
  * Test hooks: `sites-panel`, `sites-assign`, `assign-dialog`, `assign-transfer`, `assign-submit`,
- * `push-table`, `push-row-<siteId>`, `push-state-<siteId>` (with `data-state`), `push-now-<siteId>`.
+ * `push-table`, `push-row-<siteId>`, `push-state-<siteId>` (with `data-state`), `push-runs-<siteId>`
+ * (what the EMS runs, `data-version`), `push-attempt-<siteId>` (the last send, `data-attempt`
+ * sending | no-answer | failed), `push-now-<siteId>`.
  */
 import { CloudSyncOutlined, SendOutlined } from '@ant-design/icons';
 import {
+  DELIVERY_TIMEOUT,
   type LiveDeliveryMessage,
   Perm,
   type TouPushRow,
@@ -25,6 +32,7 @@ import {
   Button,
   type ButtonProps,
   Empty,
+  Grid,
   Modal,
   Table,
   type TableColumnsType,
@@ -37,7 +45,7 @@ import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
-import { formatDateTime } from '@/shared/format';
+import { browserTimeZone, formatDateTime, formatShortDateTime, zoneLabel } from '@/shared/format';
 import { useLiveMessages } from '@/shared/live';
 import { assignSites, fetchAllSites, fetchPushStatus, pushSite, touKeys } from '../api';
 
@@ -53,15 +61,21 @@ export function applyDeliveryChange(row: TouPushRow, change: LiveDeliveryMessage
     ...row,
     state: change.state,
     schemeVersion: change.version,
-    pushedVersion: change.sentVersion,
+    pushedVersion: change.state === 'pending' ? null : change.version,
+    appliedVersion: change.appliedVersion,
+    appliedAt: change.appliedAt,
+    sending: change.sending,
     reason: change.reason,
+    retryAt: change.retryAt,
     requestedAt: change.requestedAt,
     sentAt: change.sentAt,
-    appliedAt: change.state === 'applied' ? change.settledAt : null,
     // A send goes out only while the gateway is online.
-    gatewayOnline: change.state === 'sent' ? true : row.gatewayOnline,
+    gatewayOnline: change.sending ? true : row.gatewayOnline,
   };
 }
+
+/** The site waits for its EMS: not sent yet, or a send (or re-send) is out. */
+const waitsForReply = (r: TouPushRow) => r.state === 'pending' || r.state === 'sent' || r.sending;
 
 const STATE_COLORS: Record<TouPushState, string> = {
   pending: 'default',
@@ -136,26 +150,66 @@ function AssignDialog({
   );
 }
 
-/** One site's delivery state: the tag, and the applied time or the failure reason. */
+/**
+ * One site's delivery: the state of the version it should run (tag and version); what the EMS is
+ * known to run (the time it confirmed the current version, or "device runs v2 (applied …)" / "not
+ * confirmed yet" while the current one is not applied); and, apart, what the last send did
+ * (re-sending, re-sent without answer, failed with its reason) with when it is retried.
+ */
 function PushState({ row }: { row: TouPushRow }) {
   const { t } = useTranslation();
+  const zone = row.timezone;
+  const at = (iso: string | null) => (iso ? formatDateTime(Date.parse(iso), zone) : '');
+  const short = (iso: string | null) => (iso ? formatShortDateTime(Date.parse(iso), zone) : '');
+  const current = row.state === 'applied' && row.appliedVersion === row.schemeVersion;
+  let attempt: { kind: 'sending' | 'no-answer' | 'failed'; text: string } | null = null;
+  if (row.state === 'applied' && row.sending) attempt = { kind: 'sending', text: t('tou.push.resending') };
+  else if (row.state === 'applied' && row.reason === DELIVERY_TIMEOUT)
+    attempt = { kind: 'no-answer', text: t('tou.push.resentNoAnswer', { time: short(row.sentAt) }) };
+  else if (row.state === 'failed' && row.reason)
+    attempt = {
+      kind: 'failed',
+      // The two reasons the server records itself are translated; any other is the EMS's own text.
+      text:
+        row.reason === DELIVERY_TIMEOUT || row.reason === 'refused'
+          ? t(`tou.push.reasons.${row.reason}`)
+          : row.reason,
+    };
+  const runs = (
+    <span
+      className="tou-muted"
+      key="runs"
+      data-testid={`push-runs-${row.siteId}`}
+      data-version={row.appliedVersion ?? ''}
+    >
+      {current
+        ? t('tou.push.appliedAt', { time: at(row.appliedAt) })
+        : row.appliedVersion !== null
+          ? t('tou.push.runs', { version: row.appliedVersion, time: at(row.appliedAt) })
+          : t('tou.push.runsNone')}
+    </span>
+  );
+  const last = attempt && (
+    <span
+      key="attempt"
+      className={attempt.kind === 'failed' ? 'tou-field-issue' : 'tou-push-state__attempt'}
+      data-testid={`push-attempt-${row.siteId}`}
+      data-attempt={attempt.kind}
+    >
+      {attempt.text}
+      {row.retryAt && (
+        <span className="tou-muted"> · {t('tou.push.retryAt', { time: short(row.retryAt) })}</span>
+      )}
+    </span>
+  );
   return (
     <span className="tou-push-state" data-testid={`push-state-${row.siteId}`} data-state={row.state}>
-      <span>
+      <span className="tou-push-state__head">
         <Tag color={STATE_COLORS[row.state]}>{t(`tou.push.states.${row.state}`)}</Tag>
+        <span className="tou-muted">v{row.schemeVersion}</span>
       </span>
-      {row.state === 'applied' && row.appliedAt && (
-        <span className="tou-muted">
-          {t('tou.push.appliedAt', { time: formatDateTime(Date.parse(row.appliedAt)) })}
-        </span>
-      )}
-      {row.state === 'failed' && row.reason && (
-        <span className="tou-field-issue">
-          {row.reason === 'timeout' || row.reason === 'refused'
-            ? t(`tou.push.reasons.${row.reason}`)
-            : row.reason}
-        </span>
-      )}
+      {/* What explains the tag first: the applied time, or why the current version is not applied. */}
+      {current ? [runs, last] : [last, runs]}
     </span>
   );
 }
@@ -171,10 +225,7 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
     queryKey: touKeys.pushStatus(schemeId),
     queryFn: () => fetchPushStatus(scheme!.id),
     enabled: scheme !== undefined,
-    refetchInterval: (query) =>
-      query.state.data?.list.some((r) => r.state === 'pending' || r.state === 'sent')
-        ? SAFETY_REFETCH_MS
-        : false,
+    refetchInterval: (query) => (query.state.data?.list.some(waitsForReply) ? SAFETY_REFETCH_MS : false),
   });
 
   // Delivery changes of the caller's sites, live: patch this scheme's rows in the cache.
@@ -208,16 +259,22 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
     onSettled: () => queryClient.invalidateQueries({ queryKey: touKeys.pushStatus(scheme?.id ?? 0) }),
   });
 
+  // A phone: the state under the site, so that nothing scrolls sideways.
+  const stacked = !(Grid.useBreakpoint().sm ?? true);
   const rows = status.data?.list ?? [];
-  const waiting = rows.some((r) => r.state === 'pending' || r.state === 'sent');
+  const waiting = rows.some(waitsForReply);
 
   const columns: TableColumnsType<TouPushRow> = [
     {
       key: 'site',
-      title: t('tou.push.site'),
+      title: stacked ? t('tou.push.siteAndState') : t('tou.push.site'),
+      width: stacked ? undefined : '42%',
       render: (_, r) => (
         <span className="tou-push-site">
           <span>{r.siteName}</span>
+          {r.timezone !== browserTimeZone() && (
+            <span className="tou-muted">{t('tou.push.siteZone', { zone: zoneLabel(r.timezone) })}</span>
+          )}
           {r.gatewaySn ? (
             <Badge
               status={r.gatewayOnline ? 'success' : 'default'}
@@ -227,22 +284,24 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
           ) : (
             <span className="tou-muted">{t('tou.push.noGateway')}</span>
           )}
+          {stacked && <PushState row={r} />}
         </span>
       ),
     },
-    { key: 'state', title: t('tou.push.state'), render: (_, r) => <PushState row={r} /> },
-    {
-      key: 'version',
-      title: t('tou.push.version'),
-      render: (_, r) => t('tou.push.versionOf', { pushed: r.pushedVersion ?? '—', current: r.schemeVersion }),
-    },
+    ...(stacked
+      ? []
+      : [
+          {
+            key: 'state',
+            title: t('tou.push.state'),
+            render: (_: unknown, r: TouPushRow) => <PushState row={r} />,
+          },
+        ]),
     ...(canPush
       ? [
           {
             key: 'push',
             width: 48,
-            // Always in view: on a narrow card the other columns scroll under it.
-            fixed: 'right' as const,
             // An icon with its name as tooltip and label: the half-width card leaves no room for text.
             render: (_: unknown, r: TouPushRow) => (
               <Tooltip title={t('tou.push.pushNow')}>
@@ -283,7 +342,6 @@ export function SitesPanel({ scheme }: { scheme: TouSchemeDetail | undefined }) 
             rowKey="siteId"
             loading={status.isLoading}
             pagination={false}
-            scroll={{ x: 'max-content' }}
             locale={{ emptyText: t('tou.push.empty') }}
             onRow={(r) => ({ 'data-testid': `push-row-${r.siteId}` }) as object}
             data-testid="push-table"
