@@ -6,7 +6,7 @@ describe.each(engines)('sites and devices on %s', (engine) => {
   let ctx: TestContext;
   let admin: SignedIn;
   beforeAll(async () => {
-    ctx = await createTestApp(engine);
+    ctx = await createTestApp(engine, {}, { devices: { mqttPort: 0, mqttHost: '127.0.0.1' } });
     admin = await signIn(ctx.app);
   });
   afterAll(async () => ctx?.close());
@@ -63,5 +63,15 @@ describe.each(engines)('sites and devices on %s', (engine) => {
     expect(reissued.data.secret).not.toBe(ems.data.secret.secret);
     expect((await api('device/delete', { id: 999999 })).code).toBe(3030);
     expect((await api('site/update', { id: 999999, code: 'X-1', name: 'x' })).code).toBe(3036);
+  });
+
+  it('a gateway is known to the ingest and the broker the moment its registration is answered', async () => {
+    const directory = ctx.app.devices!.directory;
+    const site = await api('site/save', { code: 'SH-DIR', name: '目录站' });
+    // A fresh cache: a miss now is not reloaded (it is less than a second old).
+    await directory.refresh();
+    const ems = await api('device/save', { siteId: site.data.id, sn: 'EMS-SHDIR-01', type: 'ems' });
+    expect(ems.code).toBe(0);
+    expect(await directory.lookup('EMS-SHDIR-01')).toMatchObject({ isGateway: true, siteId: site.data.id });
   });
 });

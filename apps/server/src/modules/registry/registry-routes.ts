@@ -71,12 +71,19 @@ export const registryRoutes: FastifyPluginAsyncZod = async (app) => {
       mqttTlsFingerprint: address?.tls?.fingerprint ?? null,
     };
   };
-  // The broker authenticates from a cached directory: reload it after every registry change so
-  // new devices and re-issued secrets work at once.
-  app.addHook('onResponse', async (request) => {
+  // The broker authenticates and the ingest resolves SNs from a cached directory: reload it after
+  // every registry change, before the answer goes out, so a device registered (or moved, or given
+  // a new secret) and connecting the moment the operator sees "saved" is already known.
+  app.addHook('onSend', async (request, _reply, payload) => {
     if (DIRECTORY_CHANGES.has(request.routeOptions.url ?? '')) {
-      await app.devices?.directory.refresh();
+      try {
+        await app.devices?.directory.refresh();
+      } catch (err) {
+        // The change is stored; the next periodic reload picks it up.
+        request.log.warn({ err }, 'device directory reload after a registry change failed');
+      }
     }
+    return payload;
   });
 
   route(app, siteCalls.pageList, async (request) =>
