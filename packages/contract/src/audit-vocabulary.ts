@@ -77,6 +77,14 @@ const ACTION_LABELS = {
   'tou.assign': { zh: '为电价方案分配站点', en: 'Assign sites to ToU scheme' },
   'tou.push': { zh: '下发电价方案', en: 'Push ToU scheme' },
 
+  'params.set': { zh: '修改设备参数', en: 'Change device parameters' },
+  'params.retry': { zh: '重发设备参数', en: 'Re-send device parameters' },
+  'params.copy': { zh: '复制设备参数', en: 'Copy device parameters' },
+  'params.initialize': { zh: '站点初始化', en: 'Initialize site' },
+  'debug.open': { zh: '开始透明调试', en: 'Open debugging session' },
+  'debug.send': { zh: '透明调试发送帧', en: 'Send debugging frame' },
+  'debug.close': { zh: '结束透明调试', en: 'Close debugging session' },
+
   'alarm.ack': { zh: '确认告警', en: 'Acknowledge alarms' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 

@@ -28,6 +28,7 @@ import {
   ownerEndpoints,
 } from './endpoints/company';
 import { dashboardEndpoints } from './endpoints/dashboard';
+import { debugEndpoints } from './endpoints/debug';
 import type { Endpoint } from './endpoints/define';
 import { departmentEndpoints } from './endpoints/department';
 import { deviceEndpoints } from './endpoints/device';
@@ -37,6 +38,7 @@ import { logEndpoints } from './endpoints/log';
 import { mailEndpoints } from './endpoints/mail';
 import { menuEndpoints } from './endpoints/menu';
 import { monitorEndpoints } from './endpoints/monitor';
+import { paramsEndpoints } from './endpoints/params';
 import { roleEndpoints } from './endpoints/role';
 import { screenEndpoints } from './endpoints/screen';
 import { siteEndpoints } from './endpoints/site';
@@ -48,6 +50,7 @@ export * from './endpoints/account';
 export * from './endpoints/alarm';
 export * from './endpoints/company';
 export * from './endpoints/dashboard';
+export * from './endpoints/debug';
 export * from './endpoints/define';
 export * from './endpoints/department';
 export * from './endpoints/device';
@@ -57,6 +60,7 @@ export * from './endpoints/log';
 export * from './endpoints/mail';
 export * from './endpoints/menu';
 export * from './endpoints/monitor';
+export * from './endpoints/params';
 export * from './endpoints/role';
 export * from './endpoints/screen';
 export * from './endpoints/site';
@@ -81,6 +85,8 @@ export const endpoints = {
   site: siteEndpoints,
   device: deviceEndpoints,
   tou: touEndpoints,
+  params: paramsEndpoints,
+  debug: debugEndpoints,
   dashboard: dashboardEndpoints,
   monitor: monitorEndpoints,
   siteMonitor: siteMonitorEndpoints,

@@ -52,6 +52,20 @@ export const ErrorCode = {
   ALREADY_THERE: 3041,
   /** ours: a device changes site, and a site company, only through their move calls. */
   MOVE_BY_ACTION: 3042,
+  /** ours (issue 15): another debugging session is open on the gateway (`{name}`, `{until}`). */
+  DEBUG_SESSION_BUSY: 3043,
+  /** ours: the debugging session ended (idle timeout, closed, or never existed). */
+  DEBUG_SESSION_ENDED: 3044,
+  /** ours: more debugging frames per minute than allowed (`{max}`). */
+  DEBUG_RATE_LIMITED: 3045,
+  /** ours: a write frame needs the second confirmation. */
+  DEBUG_WRITE_NOT_CONFIRMED: 3046,
+  /** ours: parameters copied to a device of another type or model. */
+  PARAMS_MODEL_MISMATCH: 3047,
+  /** ours: no parameter change of the device is outstanding. */
+  PARAMS_NOTHING_TO_SEND: 3048,
+  /** ours, the spec's text (§8 "initialization already performed"), its code not shown. */
+  INITIALIZATION_DONE: 3049,
   NO_EMS_TIME_PERIOD_CONFIG: 3060,
   NO_UPGRADE_FIRMWARE: 3061,
   /** ours: ToU plan rules (spec §5 "Plans", §9 limits); see tou/rules.ts. */
@@ -241,6 +255,22 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     zh: '更换设备的站点或站点的所属公司，请使用“移动”操作',
     en: 'A device changes site, and a site changes company, only through the move action',
   },
+  3043: {
+    zh: '{name}正在调试该网关（至{until}），请稍后再试',
+    en: '{name} is debugging this gateway (until {until}); try again later',
+  },
+  3044: { zh: '调试会话已结束，请重新开始', en: 'The debugging session has ended; open a new one' },
+  3045: {
+    zh: '发送过于频繁：每分钟最多{max}帧',
+    en: 'Too many frames: at most {max} per minute',
+  },
+  3046: { zh: '写操作需要再次确认', en: 'A write needs a second confirmation' },
+  3047: {
+    zh: '目标设备的类型或型号与源设备不同',
+    en: 'The target device is of another type or model than the source',
+  },
+  3048: { zh: '没有待下发的参数修改', en: 'No parameter change is waiting to be sent' },
+  3049: { zh: '已经执行过初始化', en: 'Initialization already performed' },
   3060: { zh: '没有EMS时段配置', en: 'No EMS time period configuration' },
   3061: { zh: '没有升级固件信息', en: 'No upgrade firmware information' },
   3070: {

@@ -60,6 +60,13 @@ export const Perm = {
   /** Assign schemes to sites and push them to the EMS. */
   touPush: 'tou:scheme:push',
 
+  /** Device parameters (/paramsconfig): read the tree, a device's shadow, its history; ask the device. */
+  paramsList: 'device:params:list',
+  /** Change, retry, copy parameters and initialize a site. */
+  paramsEdit: 'device:params:edit',
+  /** Transparent debugging (/deviceDebugging): sessions and raw frames through a gateway. */
+  debugUse: 'device:debug:use',
+
   /** Monitoring. */
   monitorSiteList: 'monitor:site:list',
   monitorRealtimeList: 'monitor:realtime:list',

@@ -49,8 +49,11 @@ export const liveDeviceMessage = z.object({
 });
 export type LiveDeviceMessage = z.infer<typeof liveDeviceMessage>;
 
-/** Kinds of desired-state delivery (devices/delivery.ts on the server): 'tou' the site's ToU scheme. */
-export const DELIVERY_KINDS = ['tou'] as const;
+/**
+ * Kinds of desired-state delivery (devices/delivery.ts on the server): 'tou' the site's ToU scheme,
+ * 'params' a device's parameters (api/params.ts).
+ */
+export const DELIVERY_KINDS = ['tou', 'params'] as const;
 export type DeliveryKindName = (typeof DELIVERY_KINDS)[number];
 
 /**

@@ -60,11 +60,7 @@ export function deviceTypeLabel(type: string, lang: Lang): string {
   return (DEVICE_TYPE_LABELS as Partial<Record<string, Record<Lang, string>>>)[type]?.[lang] ?? type;
 }
 
-/**
- * Topic kinds of a gateway. `params` (its devices' parameter reports, params/messages.ts) is
- * built here but not yet parsed by {@link parseDeviceTopic}: it joins the pattern together with
- * its handling in the brokers (until then a publish there is refused like any unknown topic).
- */
+/** Topic kinds of a gateway; `params`: its devices' parameter reports (params/messages.ts). */
 export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply' | 'params';
 
 /** Topic of `kind` for gateway `sn`. */
@@ -74,7 +70,7 @@ export function deviceTopic(sn: string, kind: TopicKind): string {
 
 /** `ess/v1/<SN>/<kind>`, built from TOPIC_ROOT and SN_PATTERN so the three cannot drift apart. */
 const DEVICE_TOPIC_PATTERN = new RegExp(
-  `^${TOPIC_ROOT}/(${SN_PATTERN.source.slice(1, -1)})/(status|telemetry|event|cmd|cmd/reply)$`,
+  `^${TOPIC_ROOT}/(${SN_PATTERN.source.slice(1, -1)})/(status|telemetry|event|params|cmd|cmd/reply)$`,
 );
 
 /** Parses a device topic; undefined for anything else. */
@@ -195,11 +191,18 @@ export const eventPayload = z.object({
 export type EventPayload = z.infer<typeof eventPayload>;
 
 /**
- * `set_params` and (to come) `get_params`: params/messages.ts has their schemas, reply results and
- * version rule. `get_params` joins this list together with its handling in the simulated EMS
- * (whose command switch is exhaustive over this list).
+ * Commands (docs/device-protocol.md "cmd and cmd/reply"): `get_params` / `set_params` have their
+ * schemas, reply results and version rule in params/messages.ts; `debug_frame` and `initialize`
+ * in device-commands.ts.
  */
-export const COMMAND_NAMES = ['time_sync', 'set_tou_plan', 'set_params'] as const;
+export const COMMAND_NAMES = [
+  'time_sync',
+  'set_tou_plan',
+  'get_params',
+  'set_params',
+  'debug_frame',
+  'initialize',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /** `ess/v1/<sn>/cmd`, QoS 1, server → gateway. */
