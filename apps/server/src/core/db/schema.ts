@@ -722,3 +722,187 @@ export const jobRun = pgTable(
     index('job_run_fire_idx').on(t.fireAt),
   ],
 );
+
+/* ───────────── Device parameters (issue 15; devices/params-*.ts, modules/params) ─────────────
+ * Scoped like `device_delivery`: through the device (and its site), whose `company_id` is the
+ * one truth — a device moved to another company (issue 14) takes its parameters along, so these
+ * rows carry no company id of their own that a move could leave behind.
+ */
+
+/**
+ * A device's parameter shadow (AWS IoT / Azure twin style): `version` is the server's last
+ * parameter version of the device (0: none; contract params/messages.ts `nextParamsVersion`),
+ * `reported` what the device last reported running (every key it has, ours or not) with its
+ * version and time (null: never reported).
+ */
+export const deviceParams = pgTable('device_params', {
+  deviceId: integer('device_id')
+    .primaryKey()
+    .references(() => device.id, { onDelete: 'cascade' }),
+  version: integer('version').notNull().default(0),
+  reported: jsonb('reported').$type<Record<string, number | string>>().notNull().default({}),
+  reportedVersion: integer('reported_version'),
+  reportedAt: timestamp('reported_at', { withTimezone: true }),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * One parameter of a device: what the operator wants (`desired`, a number or a string; null:
+ * nothing of ours) since `desired_version`, and its state (contract api/params.ts PARAM_STATES)
+ * with the device's reason (`reason` English, `message_key`/`message_params` of the contract's
+ * validator) and when the state last changed.
+ */
+export const deviceParamKey = pgTable(
+  'device_param_key',
+  {
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    desired: jsonb('desired').$type<number | string | null>(),
+    desiredVersion: integer('desired_version').notNull().default(0),
+    /** in_sync | pending | sent | applied | refused | timeout | drift */
+    state: text('state').notNull().default('in_sync'),
+    reason: text('reason'),
+    messageKey: text('message_key'),
+    messageParams: jsonb('message_params').$type<Record<string, string | number>>(),
+    changedAt: timestamp('changed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.key] })],
+);
+
+/**
+ * Every change of a device's parameters, kept: who (`employee_id`, and the name at the time),
+ * when, where from (operator | copy | initialize | device), old → new, the version it went out
+ * in, and the device's answer (applied | refused | timeout, with the reason and when).
+ */
+export const paramChange = pgTable(
+  'param_change',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    employeeId: integer('employee_id'),
+    byName: text('by_name'),
+    source: text('source').notNull(),
+    key: text('key').notNull(),
+    oldValue: jsonb('old_value').$type<number | string | null>(),
+    newValue: jsonb('new_value').$type<number | string | null>(),
+    version: integer('version').notNull(),
+    outcome: text('outcome'),
+    reason: text('reason'),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('param_change_device_at_idx').on(t.deviceId, t.at),
+    index('param_change_open_idx').on(t.deviceId, t.key).where(sql`outcome IS NULL OR outcome = 'timeout'`),
+  ],
+);
+
+/**
+ * The one-time initialization (commissioning) of a site (spec §8 "initialization already
+ * performed", code 3049): when, by whom, the network settings written, and the gateway's answer
+ * to the `initialize` command (`command_state` pending | sent | applied | failed, `reason`).
+ */
+export const siteParamsInit = pgTable('site_params_init', {
+  siteId: integer('site_id')
+    .primaryKey()
+    .references(() => site.id, { onDelete: 'cascade' }),
+  initializedAt: timestamp('initialized_at', { withTimezone: true }).notNull().defaultNow(),
+  employeeId: integer('employee_id'),
+  network: jsonb('network').$type<Record<string, number | string>>().notNull().default({}),
+  commandState: text('command_state').notNull().default('pending'),
+  reason: text('reason'),
+  answeredAt: timestamp('answered_at', { withTimezone: true }),
+});
+
+/* ───────────── Transparent debugging (issue 15 item 5; modules/debug) ───────────── */
+
+/**
+ * A debugging session of an employee on a gateway (modules/debug/debug-service.ts; rules in
+ * packages/contract api/debug.ts). Open while `closed_at` is null and `expires_at` (UTC) is
+ * ahead: each frame moves `expires_at` to its time + DEBUG_IDLE_TIMEOUT_S. One open session per
+ * gateway across server instances: the partial unique index `debug_session_open_uq`; a session
+ * found expired is closed (`closed_at` = its `expires_at`, reason 'expired') in the same
+ * transaction that opens the next. `close_reason`: closed | expired. `company_id`: the gateway's
+ * company when opened (scoping). `id`: a random UUID, the API's `sessionId`.
+ */
+export const debugSession = pgTable(
+  'debug_session',
+  {
+    id: text('id').primaryKey(),
+    gatewayId: integer('gateway_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    employeeId: integer('employee_id')
+      .notNull()
+      .references(() => employee.id, { onDelete: 'cascade' }),
+    openedAt: timestamp('opened_at', { withTimezone: true }).notNull(),
+    lastFrameAt: timestamp('last_frame_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+    closeReason: text('close_reason'),
+  },
+  (t) => [
+    uniqueIndex('debug_session_open_uq').on(t.gatewayId).where(sql`closed_at IS NULL`),
+    index('debug_session_employee_idx').on(t.employeeId),
+  ],
+);
+
+/**
+ * The frames sent through a gateway in debugging sessions, with their answers: `request_hex` /
+ * `response_hex` as upper-case spaced hex (`01 03 00 00 00 0A C5 CD`), `rtt_ms` the round trip
+ * server → broker → EMS → bus → back (null on timeout or error), `timeout` true when the bus (or
+ * the EMS) stayed silent, `write` when the frame writes (function 05/06/15/16/21/22/23).
+ * `error`: what the answer cannot show by itself, as data the reader's language renders —
+ * `{kind: 'ems', text}` (the EMS refused), `{kind: 'noReply'}`, `{kind: 'offline'}`,
+ * `{kind: 'sendFailed', detail}`, `{kind: 'badReply'}`; a response that does not decode is
+ * decoded again on every read (device/modbus.ts), so its reason is not stored. A row is written
+ * before the frame goes out (the per-minute count sees frames in flight on every instance) and
+ * completed when the answer comes.
+ */
+export const debugFrame = pgTable(
+  'debug_frame',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => debugSession.id, { onDelete: 'cascade' }),
+    gatewayId: integer('gateway_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    employeeId: integer('employee_id')
+      .notNull()
+      .references(() => employee.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    /** rs485_1 | rs485_2 | internal (contract DEBUG_PORTS) */
+    port: text('port').notNull(),
+    requestHex: text('request_hex').notNull(),
+    responseHex: text('response_hex'),
+    rttMs: integer('rtt_ms'),
+    timeout: boolean('timeout').notNull().default(false),
+    write: boolean('write').notNull().default(false),
+    error: jsonb('error').$type<DebugFrameErrorRecord>(),
+  },
+  (t) => [
+    index('debug_frame_session_at_idx').on(t.sessionId, t.at),
+    index('debug_frame_gateway_at_idx').on(t.gatewayId, t.at),
+    index('debug_frame_company_at_idx').on(t.companyId, t.at),
+  ],
+);
+
+/** What `debug_frame.error` holds (see the table). */
+export type DebugFrameErrorRecord =
+  | { kind: 'ems'; text: string }
+  | { kind: 'noReply' }
+  | { kind: 'offline' }
+  | { kind: 'sendFailed'; detail: string }
+  | { kind: 'badReply' };
