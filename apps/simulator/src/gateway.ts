@@ -12,7 +12,15 @@
  * - `advance(simNowMs)` steps the site model (fixed `stepS` of simulated time) up to the
  *   simulation clock; publishes telemetry every `intervalS` of simulated time (BMS cell arrays
  *   on every 5th message) and alarm events as soon as a step raises or clears them.
- * - Answers commands on `cmd/reply` (payloads.ts `handleCommand`).
+ * - Answers commands on `cmd/reply` (payloads.ts `handleCommand`), `debug_frame` after its bus
+ *   time (or its timeout, when no device answers).
+ * - Keeps its devices' parameters (params.ts): in a JSON file per gateway in `paramsDir` when
+ *   given (so they survive a restart), the model following them; publishes each device's
+ *   `params` report (`cause: 'startup'`) after every birth, and (`cause: 'local'`) after a
+ *   change made on the device ({@link SimGateway.localChange}, a register write).
+ * - Test switches: {@link SimGateway.refuseParam} (a device refuses a key with its own reason),
+ *   {@link SimGateway.silence} (a command name is never answered), {@link SimGateway.localChange}
+ *   (drift).
  * - `stop()` publishes `{online:false, reason:'clean'}` retained, then disconnects.
  *
  * Timestamps (`ts`) are the device clock: simulation time plus the offset set by `time_sync`.
@@ -30,12 +38,37 @@
  * it measured meanwhile is kept (bounded like the offline queue) and sent after its birth, as a
  * gateway with local storage does.
  */
-import { deviceTopic } from '@ess/contract';
+import {
+  type CommandName,
+  deviceTopic,
+  type ParamChangeResult,
+  type ParamsSnapshot,
+  type ParamValue,
+} from '@ess/contract';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { FleetSite } from './fleet';
 import { deriveSeed, Rng } from './model/random';
-import { clearFault, type FaultKind, injectFault, type SiteState, step } from './model/site';
-import { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
+import {
+  applySettings,
+  clearFault,
+  type FaultKind,
+  injectFault,
+  type SiteReadings,
+  type SiteState,
+  step,
+} from './model/site';
+import {
+  brokerAddressOf,
+  changeParams,
+  type GatewayParams,
+  hasParams,
+  initialGatewayParams,
+  loadGatewayParams,
+  saveGatewayParams,
+  settingsOf,
+  snapshotOf,
+} from './params';
+import { buildEvents, buildParamsReport, buildStatus, buildTelemetry, handleCommand } from './payloads';
 
 /** Minimal logger (pino-compatible: `logger.info('text')`). */
 export interface Logger {
@@ -108,6 +141,11 @@ export interface GatewayOptions {
   dropouts?: boolean;
   /** Seed of the dropouts (default 1). */
   seed?: number;
+  /**
+   * Folder of the devices' parameter files (`<gatewaySn>.json`, params.ts): read at start,
+   * written at every change. Absent: the parameters live only as long as the gateway.
+   */
+  paramsDir?: string;
 }
 
 const MAX_STEPS_PER_ADVANCE = 20_000;
@@ -152,6 +190,13 @@ export class SimGateway {
   private stopping = false;
   /** Subscribed to its `cmd` topic once (the broker keeps the subscription in the session). */
   private subscribed = false;
+  /** The devices' parameters (what get_params answers; the model follows them). */
+  private deviceParams: GatewayParams;
+  /** Readings of the last model step (the register map's input registers). */
+  private readings: SiteReadings | undefined;
+  private readonly refusals = new Map<string, Map<string, string>>();
+  private readonly silenced = new Set<string>();
+  private readonly pendingReplies = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(opts: GatewayOptions) {
     this.opts = opts;
@@ -166,6 +211,93 @@ export class SimGateway {
     this.nextTelemetryMs = Math.floor(this.state.timeMs / intervalMs) * intervalMs + intervalMs;
     this.log = opts.logger ?? silentLogger;
     this.stamp = Math.max(0, this.deviceTime(this.state.timeMs)).toString(36);
+    const broker = brokerAddressOf(opts.url);
+    this.deviceParams = opts.paramsDir
+      ? loadGatewayParams(opts.paramsDir, this.site, broker, (m) => this.log.warn(`${this.sn}: ${m}`))
+      : initialGatewayParams(this.site, broker);
+    this.state = applySettings(this.state, settingsOf(this.deviceParams));
+  }
+
+  /** The devices' parameters now (read them, don't mutate them). */
+  get params(): GatewayParams {
+    return this.deviceParams;
+  }
+
+  /** What device `deviceSn` runs now; undefined for a device the gateway does not have. */
+  paramsOf(deviceSn: string): ParamsSnapshot | undefined {
+    return snapshotOf(this.deviceParams, deviceSn);
+  }
+
+  /**
+   * Test switch: device `deviceSn` refuses every change of `key` with `reason` (its own, in
+   * English: no validator message) until {@link clearRefusals}.
+   */
+  refuseParam(deviceSn: string, key: string, reason: string): void {
+    const keys = this.refusals.get(deviceSn) ?? new Map<string, string>();
+    keys.set(key, reason);
+    this.refusals.set(deviceSn, keys);
+  }
+
+  /** Ends the refusals of {@link refuseParam} (of one device, or all). */
+  clearRefusals(deviceSn?: string): void {
+    if (deviceSn) this.refusals.delete(deviceSn);
+    else this.refusals.clear();
+  }
+
+  /**
+   * Test switch: commands named `name` are dropped unanswered (and not carried out), as by a
+   * gateway that never replies, until {@link unsilence}.
+   */
+  silence(name: CommandName): void {
+    this.silenced.add(name);
+  }
+
+  /** Answers commands named `name` again (all names when omitted). */
+  unsilence(name?: CommandName): void {
+    if (name) this.silenced.delete(name);
+    else this.silenced.clear();
+  }
+
+  /**
+   * A change made on the device itself (its own screen; drift as the server sees it): each
+   * value through the contract's validator, the version unchanged; when a value changed, the
+   * model follows and a `params` report (`cause: 'local'`, `changed`) is published. Returns the
+   * per-key results. Throws for a device the gateway does not have.
+   */
+  localChange(
+    deviceSn: string,
+    values: Readonly<Record<string, ParamValue>>,
+  ): Record<string, ParamChangeResult> {
+    const out = changeParams(this.deviceParams, deviceSn, values);
+    if (out.changed.length > 0) {
+      this.setParams(out.params);
+      this.reportParams(deviceSn, 'local', out.changed);
+    }
+    return out.results;
+  }
+
+  /** Takes new parameters: the model follows, the file is written. */
+  private setParams(params: GatewayParams): void {
+    this.deviceParams = params;
+    this.state = applySettings(this.state, settingsOf(params));
+    if (this.opts.paramsDir) {
+      try {
+        saveGatewayParams(this.opts.paramsDir, this.sn, params);
+      } catch (e) {
+        this.fail(`parameters not saved: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Publishes the `params` report of `deviceSn`. */
+  private reportParams(deviceSn: string, cause: 'local' | 'startup', changed?: string[]): void {
+    const payload = buildParamsReport(this.deviceParams, deviceSn, {
+      id: `p-${this.stamp}-${++this.seq}`,
+      ts: this.deviceTime(this.opts.clock?.now() ?? this.state.timeMs),
+      cause,
+      ...(changed ? { changed } : {}),
+    });
+    if (payload) this.publish(deviceTopic(this.sn, 'params'), payload, false);
   }
 
   /** Device clock for simulation time `simMs`. */
@@ -225,6 +357,8 @@ export class SimGateway {
           true,
         );
         for (const m of backlog) this.publish(m.topic, m.payload, m.retain);
+        // what each device runs, after every start and reconnect
+        for (const d of this.site.devices) if (hasParams(d.type)) this.reportParams(d.sn, 'startup');
         this.onReady?.();
       });
     });
@@ -260,6 +394,7 @@ export class SimGateway {
       if (t > simNowMs) return;
       const r = step(this.state, (t - this.state.timeMs) / 1000, t);
       this.state = r.state;
+      this.readings = r.readings;
       if (r.events.length > 0) {
         this.stats.events += r.events.length;
         const ts = this.deviceTime(t);
@@ -300,6 +435,8 @@ export class SimGateway {
     const client = this.client;
     if (!client || this.stopping) return;
     this.stopping = true;
+    for (const t of this.pendingReplies) clearTimeout(t);
+    this.pendingReplies.clear();
     if (client.connected) {
       const death = buildStatus(this.site, this.deviceTime(this.state.timeMs), false, { reason: 'clean' });
       await Promise.race([
@@ -362,21 +499,48 @@ export class SimGateway {
 
   private onCommand(raw: Buffer): void {
     this.stats.commands++;
+    if (this.silenced.size > 0) {
+      const name = commandName(raw);
+      if (name !== undefined && this.silenced.has(name)) {
+        this.log.info(`${this.sn}: command ${name} dropped unanswered (silenced)`);
+        return;
+      }
+    }
     const out = handleCommand(
       {
         state: this.state,
         clockOffsetMs: this.clockOffsetMs,
         simNowMs: this.opts.clock?.now() ?? this.state.timeMs,
+        devices: {
+          site: this.site,
+          params: this.deviceParams,
+          ...(this.readings ? { readings: this.readings } : {}),
+          refusals: this.refusals,
+        },
       },
       raw,
     );
     this.state = out.state;
     this.clockOffsetMs = out.clockOffsetMs;
+    if (out.params) this.setParams(out.params);
+    for (const c of out.localChanges ?? []) this.reportParams(c.deviceSn, 'local', c.changed);
     if (out.reply) {
-      this.publish(deviceTopic(this.sn, 'reply'), out.reply, false);
-      this.log.info(
-        `${this.sn}: command ${out.name ?? '?'} ${out.reply.ok ? 'ok' : `refused: ${out.reply.error ?? ''}`}`,
-      );
+      const reply = out.reply;
+      const send = () => {
+        this.publish(deviceTopic(this.sn, 'reply'), reply, false);
+        this.log.info(
+          `${this.sn}: command ${out.name ?? '?'} ${reply.ok ? 'ok' : `refused: ${reply.error ?? ''}`}`,
+        );
+      };
+      if (out.delayMs) {
+        const timer = setTimeout(() => {
+          this.pendingReplies.delete(timer);
+          send();
+        }, out.delayMs);
+        this.pendingReplies.add(timer);
+      } else {
+        send();
+      }
     } else {
       this.log.warn(`${this.sn}: dropped a command message without JSON or id`);
     }
@@ -390,6 +554,16 @@ export class SimGateway {
 }
 
 const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+/** The `name` of a command message, if it has one. */
+function commandName(raw: Buffer): string | undefined {
+  try {
+    const name = (JSON.parse(raw.toString()) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `url` without a user name and password (a gateway logs in as itself). */
 export function withoutCredentials(url: string): string {

@@ -7,6 +7,7 @@
  *     const sites = buildFleet({ seed: 1, sites: 5 });
  *     const fleet = await startFleet({ url: 'mqtt://127.0.0.1:1883', sites, credentials });
  *     fleet.injectFault('SHA-C001', 'overcharge');
+ *     fleet.gateway('SHA-C001')?.refuseParam('AC-SHA-C001-01', 'cooling_start_c', 'locked on site');
  *     await fleet.stop();
  *
  * Standalone: `npm run sim -- --url mqtt://host:1883 --sites 5` (cli.ts).
@@ -47,8 +48,18 @@ export {
   resumeSite,
 } from './history';
 export { PROFILES, type ProfileId } from './model/profiles';
+export { type SiteSettings, settingsFromParams } from './model/settings';
 export { FAULT_KINDS, type FaultKind, type SiteReadings, type SiteState } from './model/site';
-export { buildEvents, buildStatus, buildTelemetry, handleCommand } from './payloads';
+export {
+  type DeviceParams,
+  type GatewayParams,
+  initialGatewayParams,
+  loadGatewayParams,
+  paramsFile,
+  saveGatewayParams,
+} from './params';
+export { buildEvents, buildParamsReport, buildStatus, buildTelemetry, handleCommand } from './payloads';
+export { type BusDevice, REGISTER_MAP, type RegisterDef } from './registers';
 export { createSimSite } from './sim-site';
 
 export interface StartFleetOptions {
@@ -90,6 +101,11 @@ export interface StartFleetOptions {
    * the last site's. Default false.
    */
   dropouts?: boolean;
+  /**
+   * Folder where each gateway keeps its devices' parameters (`<gatewaySn>.json`), so that they
+   * survive a restart of the fleet (the demo: `DATA_DIR/demo-params`). Absent: kept in memory.
+   */
+  paramsDir?: string;
 }
 
 export interface RunningFleet {
@@ -148,6 +164,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<RunningFleet>
         ...(opts.stepS !== undefined ? { stepS: opts.stepS } : {}),
         ...(opts.logger ? { logger: opts.logger } : {}),
         ...(opts.mqtt ? { mqtt: opts.mqtt } : {}),
+        ...(opts.paramsDir ? { paramsDir: opts.paramsDir } : {}),
       }),
   );
   const bySite = new Map<string, SimGateway>();

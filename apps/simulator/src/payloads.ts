@@ -9,24 +9,38 @@ import {
   commandPayload,
   DEVICE_TYPES,
   type DeviceType,
+  debugFrameParams,
   describeIssuePath,
   ErrorCode,
   type EventPayload,
   errorMessage,
+  getParamsParams,
+  INITIALIZATION_DONE_ERROR,
+  initializeParams,
   type OfflineReason,
+  type ParamChangeResult,
+  type ParamsReportPayload,
+  type ParamValue,
   PROTOCOL_VERSION,
+  paramsVersionVerdict,
   type ReplyPayload,
+  type SetParamsResult,
   type SetTouPlanParams,
   type StatusPayload,
+  setParamsError,
+  setParamsParams,
   setTouPlanParams,
+  staleParamsError,
   type TelemetryPayload,
   type TouSchemeDocument,
   validateScheme,
 } from '@ess/contract';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { FleetSite } from './fleet';
 import type { AlarmEvent } from './model/alarms';
-import { type SiteReadings, type SiteState, setAcThresholds, setTouPlan } from './model/site';
+import { applySettings, type SiteReadings, type SiteState, setTouPlan } from './model/site';
+import { changeParams, type GatewayParams, settingsOf, snapshotOf, withDevice } from './params';
+import { answerFrame, busTimeMs } from './registers';
 
 /** SN of the site's device of `type` (the first one registered). */
 export function snOf(site: FleetSite, type: DeviceType): string | undefined {
@@ -99,6 +113,19 @@ export function buildEvents(
   };
 }
 
+/**
+ * The devices behind a gateway and their parameters (params.ts), for the parameter, debugging
+ * and initialization commands.
+ */
+export interface DevicesContext {
+  site: FleetSite;
+  params: GatewayParams;
+  /** Readings of the last model step (the register map's input registers); none before the first. */
+  readings?: SiteReadings;
+  /** Test switch: device SN → parameter key → the device's own reason to refuse it. */
+  refusals?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
 /** What the gateway's command handler may change. */
 export interface CommandContext {
   state: SiteState;
@@ -106,6 +133,8 @@ export interface CommandContext {
   clockOffsetMs: number;
   /** Simulation clock now, ms. */
   simNowMs: number;
+  /** Absent: the parameter, debugging and initialization commands are refused. */
+  devices?: DevicesContext;
 }
 
 export interface CommandOutcome {
@@ -114,14 +143,39 @@ export interface CommandOutcome {
   /** Undefined when the message has no usable id (nothing to reply to). */
   reply?: ReplyPayload;
   name?: string;
+  /** The devices' parameters when the command changed them (the gateway saves them). */
+  params?: GatewayParams;
+  /** Devices whose parameters changed outside `set_params` (a register write): report them, `cause: 'local'`. */
+  localChanges?: Array<{ deviceSn: string; changed: string[] }>;
+  /** Send the reply after this many ms (the bus time of `debug_frame`, its timeout when the bus stays silent). */
+  delayMs?: number;
 }
 
-const setParamsSchema = z
-  .object({
-    cooling_start_c: z.number().min(25).max(40).optional(),
-    heating_start_c: z.number().min(5).max(30).optional(),
-  })
-  .strict();
+/**
+ * The `params` report (`ess/v1/<sn>/params`) of device `deviceSn`: what it runs, whole
+ * (docs/device-protocol.md "params"); undefined for a device the gateway does not have.
+ */
+export function buildParamsReport(
+  params: GatewayParams,
+  deviceSn: string,
+  opts: { id: string; ts: number; cause: 'local' | 'startup'; changed?: string[] },
+): ParamsReportPayload | undefined {
+  const snap = snapshotOf(params, deviceSn);
+  if (!snap) return undefined;
+  return {
+    v: PROTOCOL_VERSION,
+    id: opts.id,
+    ts: opts.ts,
+    cause: opts.cause,
+    ...snap,
+    ...(opts.changed ? { changed: opts.changed } : {}),
+  };
+}
+
+/** The state following `params` (the model's settings from them). */
+function following(state: SiteState, params: GatewayParams): SiteState {
+  return applySettings(state, settingsOf(params));
+}
 
 function issueText(error: z.ZodError): string {
   const i = error.issues[0];
@@ -175,8 +229,20 @@ export function staleVersionRefusal(
  *   hold, runs the scheme from the next model step on (replacing the previous one or the default
  *   plan) and replies `result: {version}`; otherwise replies `ok: false` with the reason in
  *   English and keeps what it ran before;
- * - `set_params` `{cooling_start_c?, heating_start_c?}` (25–40 / 5–30 °C): air-conditioner
- *   thresholds;
+ * - `get_params` `{deviceSn}`: what the gateway or a device behind it runs (params/messages.ts
+ *   `paramsSnapshotSchema`);
+ * - `set_params` `{deviceSn, version, values}`: the contract's version rule (`paramsVersionVerdict`:
+ *   a higher version is applied, the same one answered as the first time with `repeated`, a
+ *   lower one refused whole with `stale`); each change through the contract's
+ *   `applyParamChanges` (or refused with the device's own reason by the test switch
+ *   `refusals`); replies `setParamsResult`, `ok` only when every change was applied, `error`
+ *   the contract's `setParamsError`; the model follows from the next step on;
+ * - `initialize` `{timezone, network}` (device-commands.ts): the first time, the EMS takes the
+ *   time zone and network values (all or nothing, through the validator) and replies its
+ *   parameters; afterwards `ok: false` with {@link INITIALIZATION_DONE_ERROR};
+ * - `debug_frame` `{port, hex, timeoutMs}`: answered from the register map (registers.ts) after
+ *   the bus time (`delayMs`), or `hex: null` after `timeoutMs` when no device answers; a write
+ *   that is applied is reported as a local change;
  * - anything else: `ok: false`. A message that is not JSON or has no string `id` gets no reply.
  */
 export function handleCommand(ctx: CommandContext, raw: Buffer | string): CommandOutcome {
@@ -244,26 +310,124 @@ export function handleCommand(ctx: CommandContext, raw: Buffer | string): Comman
         reply: reply(true, ctx.clockOffsetMs, { result: { version } }),
       };
     }
-    case 'set_params': {
-      const p = setParamsSchema.safeParse(params);
-      if (!p.success) {
-        return { ...keep, name, reply: reply(false, ctx.clockOffsetMs, { error: issueText(p.error) }) };
-      }
-      const cooling = p.data.cooling_start_c ?? ctx.state.coolingStartC;
-      const heating = p.data.heating_start_c ?? ctx.state.heatingStartC;
-      if (heating >= cooling) {
-        return {
-          ...keep,
-          name,
-          reply: reply(false, ctx.clockOffsetMs, { error: 'heating_start_c must be below cooling_start_c' }),
-        };
-      }
-      return {
-        state: setAcThresholds(ctx.state, { coolingStartC: cooling, heatingStartC: heating }),
+    case 'get_params':
+    case 'set_params':
+    case 'initialize':
+    case 'debug_frame': {
+      const refuse = (error: string): CommandOutcome => ({
+        ...keep,
+        name,
+        reply: reply(false, ctx.clockOffsetMs, { error: error.slice(0, 500) }),
+      });
+      const dev = ctx.devices;
+      if (!dev) return refuse(`${name}: this gateway has no devices with parameters`);
+      const answer = (
+        ok: boolean,
+        result: Record<string, unknown>,
+        more: { error?: string | undefined; params?: GatewayParams; delayMs?: number } = {},
+      ): CommandOutcome => ({
+        state: more.params ? following(ctx.state, more.params) : ctx.state,
         clockOffsetMs: ctx.clockOffsetMs,
         name,
-        reply: reply(true, ctx.clockOffsetMs),
-      };
+        reply: reply(ok, ctx.clockOffsetMs, { result, ...(more.error ? { error: more.error } : {}) }),
+        ...(more.params ? { params: more.params } : {}),
+        ...(more.delayMs !== undefined ? { delayMs: more.delayMs } : {}),
+      });
+      const unknownDevice = (sn: string) =>
+        refuse(`unknown device ${sn} behind gateway ${dev.site.gatewaySn}`);
+      if (name === 'get_params') {
+        const p = getParamsParams.safeParse(params);
+        if (!p.success) return refuse(`params: ${issueText(p.error)}`);
+        const snap = snapshotOf(dev.params, p.data.deviceSn);
+        return snap ? answer(true, snap) : unknownDevice(p.data.deviceSn);
+      }
+      if (name === 'set_params') {
+        const p = setParamsParams.safeParse(params);
+        if (!p.success) return refuse(`params: ${issueText(p.error)}`);
+        const { deviceSn, version, values } = p.data;
+        const device = dev.params.devices[deviceSn];
+        if (!device) return unknownDevice(deviceSn);
+        const verdict = paramsVersionVerdict(device.version, version);
+        if (verdict === 'stale') {
+          const result: SetParamsResult = { deviceSn, version: device.version, results: {}, stale: true };
+          return answer(false, result, { error: staleParamsError(version, device.version) });
+        }
+        if (verdict === 'repeat') {
+          const first = device.answer ?? repeatWithoutAnswer(device.values, deviceSn, version, values);
+          return answer(first.ok, { ...first.result, repeated: true }, { error: first.error });
+        }
+        const changed = changeParams(dev.params, deviceSn, values, dev.refusals?.get(deviceSn));
+        const ok = Object.values(changed.results).every((r) => r.status === 'applied');
+        const error = setParamsError(changed.results);
+        const result: SetParamsResult = { deviceSn, version, results: changed.results };
+        const next = changed.params.devices[deviceSn]!;
+        const stored = withDevice(changed.params, deviceSn, {
+          ...next,
+          version,
+          answer: { ok, ...(error ? { error } : {}), result },
+        });
+        return answer(ok, result, { error, params: stored });
+      }
+      if (name === 'initialize') {
+        const p = initializeParams.safeParse(params);
+        if (!p.success) return refuse(`params: ${issueText(p.error)}`);
+        if (dev.params.initialized) return refuse(INITIALIZATION_DONE_ERROR);
+        const sn = dev.site.gatewaySn;
+        const ems = dev.params.devices[sn];
+        if (!ems) return unknownDevice(sn);
+        const changes: Record<string, ParamValue> = { ...p.data.network, timezone: p.data.timezone };
+        // all or nothing: a refused value leaves the gateway as it was, not initialized
+        const changed = changeParams(dev.params, sn, changes);
+        const error = setParamsError(changed.results);
+        if (error) return refuse(error);
+        const next: GatewayParams = { ...changed.params, initialized: true };
+        return answer(true, snapshotOf(next, sn)!, { params: next });
+      }
+      // debug_frame
+      const p = debugFrameParams.safeParse(params);
+      if (!p.success) return refuse(`params: ${issueText(p.error)}`);
+      const { port, hex, timeoutMs } = p.data;
+      const frame = Uint8Array.from(hex.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+      const frameAnswer = answerFrame(dev.site, dev.params, dev.readings, port, frame, (sn, changes) => {
+        const r = changeParams(dev.params, sn, changes, dev.refusals?.get(sn)).results;
+        return setParamsError(r);
+      });
+      if (!frameAnswer.response) return answer(true, { hex: null, busMs: timeoutMs }, { delayMs: timeoutMs });
+      const busMs = busTimeMs(port, frame.length, frameAnswer.response.length);
+      const respHex = Array.from(frameAnswer.response, (b) => b.toString(16).padStart(2, '0')).join('');
+      if (!frameAnswer.write) return answer(true, { hex: respHex, busMs }, { delayMs: busMs });
+      const { sn, changes } = frameAnswer.write;
+      const changed = changeParams(dev.params, sn, changes);
+      const out = answer(true, { hex: respHex, busMs }, { params: changed.params, delayMs: busMs });
+      return changed.changed.length > 0
+        ? { ...out, localChanges: [{ deviceSn: sn, changed: changed.changed }] }
+        : out;
     }
   }
+}
+
+/**
+ * The answer to a `set_params` repeated at the version in force when the first answer is not
+ * known (a parameter file from before answers were kept): each change applied when the device
+ * runs its value, else refused as changed since.
+ */
+function repeatWithoutAnswer(
+  current: Readonly<Record<string, ParamValue>>,
+  deviceSn: string,
+  version: number,
+  values: Readonly<Record<string, ParamValue>>,
+): { ok: boolean; error?: string; result: SetParamsResult } {
+  const results: Record<string, ParamChangeResult> = {};
+  for (const [k, v] of Object.entries(values)) {
+    results[k] =
+      current[k] === v
+        ? { status: 'applied', value: v }
+        : {
+            status: 'refused',
+            value: current[k] ?? null,
+            reason: `changed on the device since version ${version}`,
+          };
+  }
+  const error = setParamsError(results);
+  return { ok: error === undefined, ...(error ? { error } : {}), result: { deviceSn, version, results } };
 }

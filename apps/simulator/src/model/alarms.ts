@@ -16,6 +16,7 @@
  */
 import type { AlarmLevel, DeviceType } from '@ess/contract';
 import type { EquipmentProfile } from './profiles';
+import type { SiteSettings } from './settings';
 
 /** Values the rules look at, computed by the site model after each step. */
 export interface AlarmInputs {
@@ -79,21 +80,57 @@ type RuleRow = [
 ];
 
 /**
- * The alarm rules of a site with equipment `p`. Fault releases are far below the trip point
- * where the condition persists at rest (a tripped over-voltage cell must be discharged, an
- * under-voltage cell charged, a tripped PCS must cool to 60 °C) so that protection does not
- * chatter.
+ * The thresholds that are device parameters (BMS cell warning/fault values, the grid
+ * over-voltage trip in % of the nominal voltage; model/settings.ts). Defaults: the table of
+ * docs/device-protocol.md "Alarm codes" (3.6/3.65 V, 2.8/2.5 V, 50/55 °C, 115 % Un).
  */
-export function alarmRules(p: EquipmentProfile): AlarmRule[] {
+export type AlarmThresholds = Pick<
+  SiteSettings,
+  | 'cellOvWarningV'
+  | 'cellOvFaultV'
+  | 'cellUvWarningV'
+  | 'cellUvFaultV'
+  | 'cellOtWarningC'
+  | 'cellOtFaultC'
+  | 'gridVoltageHighPct'
+>;
+
+/** The thresholds of equipment `p` nobody configured (its datasheet limits for the faults). */
+export function defaultThresholds(p: EquipmentProfile): AlarmThresholds {
+  return {
+    cellOvWarningV: 3.6,
+    cellOvFaultV: p.cellMaxV,
+    cellUvWarningV: 2.8,
+    cellUvFaultV: p.cellMinV,
+    cellOtWarningC: 50,
+    cellOtFaultC: 55,
+    gridVoltageHighPct: 115,
+  };
+}
+
+/**
+ * The alarm rules of a site with equipment `p` and thresholds `t` (the BMS's and EMS's
+ * parameters). Each rule is raised at its threshold and released at a fixed distance from it
+ * (the defaults' hysteresis: 50 mV / 200 mV over-voltage, 100 mV / 500 mV under-voltage,
+ * 3 K / 5 K over-temperature, 2 % / 5 % Un grid over-voltage, whose warning lies 5 % Un below
+ * the trip). Fault releases are far below the trip point where the condition persists at rest
+ * (a tripped over-voltage cell must be discharged, an under-voltage cell charged, a tripped PCS
+ * must cool to 60 °C) so that protection does not chatter.
+ */
+export function alarmRules(p: EquipmentProfile, t: AlarmThresholds = defaultThresholds(p)): AlarmRule[] {
   const un = p.acPhaseV;
+  // (rounded: 3.6 − 0.05 is 3.5500000000000003 in binary, the defaults stay exact)
+  const r = (x: number) => Math.round(x * 1e9) / 1e9;
+  const gridFault = t.gridVoltageHighPct / 100;
+  const gridWarning = r(gridFault - 0.05);
   // biome-ignore format: one rule per line reads as a table
   const rows: RuleRow[] = [
-    ['bms.cell_overvoltage', 'bms', 'warning', 'high', 3.6, 3.55, 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
-    ['bms.cell_overvoltage', 'bms', 'fault', 'high', p.cellMaxV, 3.45, 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
-    ['bms.cell_undervoltage', 'bms', 'warning', 'low', 2.8, 2.9, 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
-    ['bms.cell_undervoltage', 'bms', 'fault', 'low', p.cellMinV, 3.0, 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
-    ['bms.cell_overtemperature', 'bms', 'warning', 'high', 50, 47, 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
-    ['bms.cell_overtemperature', 'bms', 'fault', 'high', 55, 50, 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
+    ['bms.cell_overvoltage', 'bms', 'warning', 'high', t.cellOvWarningV, r(t.cellOvWarningV - 0.05), 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
+    ['bms.cell_overvoltage', 'bms', 'fault', 'high', t.cellOvFaultV, r(t.cellOvFaultV - 0.2), 'cellMaxV', 'V', 'Cell overvoltage', 'cellMaxNo'],
+    ['bms.cell_undervoltage', 'bms', 'warning', 'low', t.cellUvWarningV, r(t.cellUvWarningV + 0.1), 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
+    ['bms.cell_undervoltage', 'bms', 'fault', 'low', t.cellUvFaultV, r(t.cellUvFaultV + 0.5), 'cellMinV', 'V', 'Cell undervoltage', 'cellMinNo'],
+    ['bms.cell_overtemperature', 'bms', 'warning', 'high', t.cellOtWarningC, r(t.cellOtWarningC - 3), 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
+    ['bms.cell_overtemperature', 'bms', 'fault', 'high', t.cellOtFaultC, r(t.cellOtFaultC - 5), 'cellMaxT', '°C', 'Cell overtemperature', 'cellMaxTNo'],
     ['bms.cell_voltage_diff', 'bms', 'warning', 'high', 200, 150, 'cellDiffMv', 'mV', 'Cell voltage difference'],
     ['bms.cell_voltage_diff', 'bms', 'fault', 'high', 400, 300, 'cellDiffMv', 'mV', 'Cell voltage difference'],
     ['bms.soc_high', 'bms', 'warning', 'high', p.socCeilingPct + 0.5, p.socCeilingPct, 'socPct', '%', 'SOC high'],
@@ -102,8 +139,8 @@ export function alarmRules(p: EquipmentProfile): AlarmRule[] {
     ['bms.soc_low', 'bms', 'fault', 'low', 1, 3, 'socPct', '%', 'SOC low'],
     ['pcs.over_temperature', 'pcs', 'warning', 'high', 85, 80, 'igbtC', '°C', 'PCS IGBT over-temperature'],
     ['pcs.over_temperature', 'pcs', 'fault', 'high', 95, 60, 'igbtC', '°C', 'PCS IGBT over-temperature'],
-    ['pcs.grid_overvoltage', 'pcs', 'warning', 'high', 1.1 * un, 1.08 * un, 'gridVMax', 'V', 'Grid overvoltage'],
-    ['pcs.grid_overvoltage', 'pcs', 'fault', 'high', 1.15 * un, 1.1 * un, 'gridVMax', 'V', 'Grid overvoltage'],
+    ['pcs.grid_overvoltage', 'pcs', 'warning', 'high', gridWarning * un, r(gridWarning - 0.02) * un, 'gridVMax', 'V', 'Grid overvoltage'],
+    ['pcs.grid_overvoltage', 'pcs', 'fault', 'high', gridFault * un, r(gridFault - 0.05) * un, 'gridVMax', 'V', 'Grid overvoltage'],
     ['env.smoke', 'env_sensor', 'fault', 'high', 1, 0.5, 'smoke', '', 'Smoke detected'],
     ['env.water', 'env_sensor', 'fault', 'high', 1, 0.5, 'water', '', 'Water detected'],
     ['env.door_open', 'env_sensor', 'warning', 'high', 1, 0.5, 'door', '', 'Cabinet door open'],

@@ -8,6 +8,7 @@ export * from './ocv';
 export * from './profiles';
 export * from './random';
 export * from './schedule';
+export * from './settings';
 export * from './site';
 export * from './solar';
 export * from './time';

@@ -22,14 +22,20 @@
  *   of the step (a CV-like taper well inside the 2.5/3.65 V hard limits), 0 outside the SOC
  *   window, derated below 10 °C and above 45 °C, and 0 in the direction of an active fault
  *   (cell over/under-voltage, SOC high/low, over-temperature, voltage difference).
- * - EMS: the period in force — of the ToU scheme pushed by the server (`set_tou_plan`), else of
- *   the site's built-in strategy (the default plan, a regional tariff, night charging, or
- *   self-consumption; schedule.ts) — gives a setpoint; it respects the PCS rating (derated when
- *   the IGBTs run hot) and the BMS limits, never steps the SOC past the window, and
- *   (anti-backflow, C&I and household) never discharges more than the site consumes.
+ * - EMS: its operating mode (a device parameter, settings.ts) gives a setpoint — in ToU mode the
+ *   period in force of the ToU scheme pushed by the server (`set_tou_plan`), else of the site's
+ *   built-in strategy (the default plan, a regional tariff, night charging, or self-consumption;
+ *   schedule.ts); in manual mode its power setpoint; in backup mode charging up to the backup
+ *   reserve and holding it; in standby nothing. Demand control raises discharge so that grid
+ *   import stays at its target. It respects the PCS rating and active power limit (derated when
+ *   the IGBTs run hot), the ramp rate and the BMS limits, never steps the SOC past the window
+ *   (the period's within the EMS's floor and ceiling; discharging stops at the backup reserve),
+ *   and never discharges more than keeps the grid export below the export limit (anti-backflow:
+ *   0 kW on C&I and household sites unless configured; within the same step).
  * - Thermal: cells heat by I²R and exchange heat with the cabinet air; the cabinet exchanges
- *   heat with the outside and with the air conditioner (cooling above `cooling_start_c`,
- *   heating below `heating_start_c`, 3 K hysteresis). Linear first-order parts are integrated
+ *   heat with the outside and with the air conditioner (cooling from above `cooling_start_c`
+ *   down to `cooling_stop_c`, heating from below `heating_start_c` up to `heating_stop_c`: its
+ *   parameters, by default 28/25 and 10/13 °C). Linear first-order parts are integrated
  *   exactly (exponential), so any step length is stable.
  * - PCS AC side: three-phase voltages around the nominal phase voltage with slow drift and a
  *   fixed unbalance, I = S/(3·U) per phase (single-phase: I = S/U), small reactive power,
@@ -70,6 +76,7 @@ import {
   type SiteStrategy,
   selfConsumptionSetpointKw,
 } from './schedule';
+import { antiBackflowOf, initialSettings, type SiteSettings } from './settings';
 import { pvPowerKw } from './solar';
 import { localTime } from './time';
 import {
@@ -152,7 +159,6 @@ export interface SiteParams {
   cellSensorOffsetK: Float64Array;
   /** Cell (0-based) affected by the cell faults. */
   faultCell: number;
-  rules: AlarmRule[];
   /** Standard deviation of the relative load noise. */
   loadNoise: number;
   /** Probability per day of a maintenance visit that opens the door. */
@@ -165,7 +171,6 @@ export interface SiteParams {
   daySeed: number;
   /** Fixed relative unbalance of the three phase voltages. */
   phaseUnbalance: [number, number, number];
-  antiBackflow: boolean;
   /**
    * The EMS's built-in daily plan of each local month (index 0 = January), run until a ToU
    * scheme arrives; null: self-consumption (schedule.ts).
@@ -195,8 +200,12 @@ export interface SiteState {
   igbtC: number;
   /** 0 off, 1 cooling, 2 heating (point `state` of the air conditioner). */
   acState: 0 | 1 | 2;
-  coolingStartC: number;
-  heatingStartC: number;
+  /**
+   * What the devices' parameters make the model do (settings.ts): EMS mode and limits, PCS
+   * limits, BMS limits and alarm thresholds, air-conditioner thresholds. Changed only through
+   * {@link applySettings} (the gateway, after a `set_params` or a register write).
+   */
+  settings: SiteSettings;
   /** The ToU scheme pushed by the server and in force (`set_tou_plan`), or null: default plan. */
   touPlan: SetTouPlanParams | null;
   faults: FaultKind[];
@@ -354,14 +363,12 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     cellCondFactor: condF,
     cellSensorOffsetK: sensor,
     faultCell: r.int(0, n - 1),
-    rules: alarmRules(profile),
     loadNoise: household ? 0.25 : 0.05,
     doorVisitChance: household ? 0.05 : 0.15,
     driftChance: household ? 0.005 : 0.02,
     placeSeed: deriveSeed(opts.seed, `place/${spec.weatherKey ?? spec.siteCode}`),
     daySeed: deriveSeed(opts.seed, `${spec.siteCode}/days`),
     phaseUnbalance: [0.004 * r.normal(), 0.004 * r.normal(), 0.004 * r.normal()],
-    antiBackflow: spec.antiBackflow ?? spec.profile !== 'container_5mwh',
     builtInPlans: builtInPlans(spec.strategy, profile),
   };
 
@@ -383,8 +390,10 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     cabinetC,
     igbtC: cabinetC + 5,
     acState: 0,
-    coolingStartC: 28,
-    heatingStartC: 10,
+    settings: initialSettings(profile, {
+      timezone: spec.timezone,
+      antiBackflow: antiBackflowOf(spec),
+    }),
     touPlan: null,
     faults: [],
     alarms: [...(opts.alarms ?? [])].sort(),
@@ -427,16 +436,24 @@ export function setTouPlan(state: SiteState, plan: SetTouPlanParams): SiteState 
   return { ...state, touPlan: structuredClone(plan) };
 }
 
-/** Returns the state with new air-conditioner thresholds, °C. */
-export function setAcThresholds(
-  state: SiteState,
-  t: { coolingStartC?: number | undefined; heatingStartC?: number | undefined },
-): SiteState {
-  return {
-    ...state,
-    coolingStartC: t.coolingStartC ?? state.coolingStartC,
-    heatingStartC: t.heatingStartC ?? state.heatingStartC,
-  };
+/**
+ * Returns the state running `settings` from the next step on (settings.ts
+ * `settingsFromParams`, from parameters the contract's validator accepted).
+ */
+export function applySettings(state: SiteState, settings: SiteSettings): SiteState {
+  return { ...state, settings };
+}
+
+const rulesMemo = new WeakMap<SiteSettings, AlarmRule[]>();
+
+/** The alarm rules of `params`' equipment at the thresholds of `settings` (remembered per settings). */
+function rulesOf(params: SiteParams, settings: SiteSettings): AlarmRule[] {
+  let rules = rulesMemo.get(settings);
+  if (!rules) {
+    rules = alarmRules(params.profile, settings);
+    rulesMemo.set(settings, rules);
+  }
+  return rules;
 }
 
 /**
@@ -524,13 +541,15 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const pvKw = pvPowerKw(spec.pvKwp, startMs + dtS * 500, spec.latitude, spec.longitude, clearness);
 
   // ---- air conditioner (thermostat on the cabinet air of the previous step) ----
+  // cooling runs from above its start down to its stop, heating from below its start up to its stop
+  const set = state.settings;
   const acFault = faults.has('ac_fault');
   let acState: 0 | 1 | 2 = 0;
   if (!acFault) {
     const t = state.cabinetC;
-    if (state.acState === 1) acState = t > state.coolingStartC - 3 ? 1 : 0;
-    else if (state.acState === 2) acState = t < state.heatingStartC + 3 ? 2 : 0;
-    if (acState === 0) acState = t > state.coolingStartC ? 1 : t < state.heatingStartC ? 2 : 0;
+    if (state.acState === 1) acState = t > set.coolingStopC ? 1 : 0;
+    else if (state.acState === 2) acState = t < set.heatingStopC ? 2 : 0;
+    if (acState === 0) acState = t > set.coolingStartC ? 1 : t < set.heatingStartC ? 2 : 0;
   }
   const acHeatW = acState === 1 ? -pr.acCoolingKw * 1000 : acState === 2 ? pr.acHeatingKw * 1000 : 0;
   const acElectricKw = acState === 1 ? pr.acCoolingKw / pr.acCop : acState === 2 ? pr.acHeatingKw : 0;
@@ -546,23 +565,45 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const builtIn = params.builtInPlans;
   const selfConsumption =
     !state.touPlan && !builtIn && spec.strategy?.kind === 'self_consumption' ? spec.strategy : null;
-  const period = selfConsumption
-    ? undefined
-    : periodInForce(state.touPlan, builtIn?.[lt0.month - 1] ?? EMPTY_PLAN, startMs, lt0.minuteOfDay);
-  // the SOC window the step stays in: the strategy's or the period's within the profile's
-  const window = selfConsumption ?? period;
-  const ceilingPct = Math.min(window?.socMaxPct ?? 100, pr.socCeilingPct);
-  const floorPct = Math.max(window?.socMinPct ?? 0, pr.socFloorPct);
+  const tou = set.mode === 'tou';
+  const period =
+    selfConsumption || !tou
+      ? undefined
+      : periodInForce(state.touPlan, builtIn?.[lt0.month - 1] ?? EMPTY_PLAN, startMs, lt0.minuteOfDay);
+  // The SOC window the step stays in: the strategy's or the period's (ToU mode) within the
+  // profile's and the EMS's own (its floor and ceiling; discharging also stops at the backup
+  // reserve; in backup mode charging stops there too: it holds the reserve).
+  const window = tou ? (selfConsumption ?? period) : undefined;
+  const ceilingPct = Math.min(
+    window?.socMaxPct ?? 100,
+    pr.socCeilingPct,
+    set.socMaxPct,
+    set.mode === 'backup' ? set.backupReservePct : 100,
+  );
+  const floorPct = Math.max(window?.socMinPct ?? 0, pr.socFloorPct, set.socMinPct, set.backupReservePct);
   let setpointKw = forcedCharge
     ? -pr.maxPowerKw
     : forcedDischarge
       ? pr.maxPowerKw
-      : selfConsumption
-        ? selfConsumptionSetpointKw(loadKw, pvKw, soc0, selfConsumption, pr)
-        : periodSetpointKw(period, soc0, pr);
-  if (setpointKw > 0 && params.antiBackflow && !forcedDischarge) {
-    setpointKw = Math.min(setpointKw, Math.max(0, loadKw - pvKw - 0.02 * pr.ratedPowerKw));
+      : set.mode === 'standby'
+        ? 0
+        : set.mode === 'manual'
+          ? set.manualPowerKw
+          : set.mode === 'backup'
+            ? soc0 < ceilingPct
+              ? -pr.ratedPowerKw
+              : 0
+            : selfConsumption
+              ? selfConsumptionSetpointKw(loadKw, pvKw, soc0, selfConsumption, pr)
+              : periodSetpointKw(period, soc0, pr);
+  // demand control: discharge (or charge less) so that grid import stays at the target
+  if (set.demandLimitKw > 0 && set.mode !== 'standby' && !forcedCharge && !forcedDischarge) {
+    setpointKw = Math.max(setpointKw, loadKw - pvKw - set.demandLimitKw);
   }
+  // anti-backflow: discharge at most what keeps the grid export below the export limit (a margin
+  // of 2 % of the rating below it), decided on this step's load and PV
+  const exportCapKw = Math.max(0, loadKw - pvKw + set.exportLimitKw - 0.02 * pr.ratedPowerKw);
+  if (setpointKw > 0 && !forcedDischarge) setpointKw = Math.min(setpointKw, exportCapKw);
   const emergencyStop = faultActive('env.smoke') || faultActive('env.water');
   if (emergencyStop) setpointKw = 0;
 
@@ -657,6 +698,10 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     chargeA = 0;
     dischargeA = 0;
   }
+  // the BMS's configured current limits (empty: the rack's rating)
+  if (set.chargeCurrentLimitA !== null && !forcedCharge) chargeA = Math.min(chargeA, set.chargeCurrentLimitA);
+  if (set.dischargeCurrentLimitA !== null && !forcedDischarge)
+    dischargeA = Math.min(dischargeA, set.dischargeCurrentLimitA);
   chargeA = Math.max(0, chargeA);
   dischargeA = Math.max(0, dischargeA);
   const chargeLimitKw = (chargeA * ocvSum) / 1000; // DC
@@ -667,11 +712,18 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const pcsTrip = emergencyStop || faultActive('pcs.over_temperature') || faultActive('pcs.grid_overvoltage');
   const pcsMaxKw = Math.min(
     pr.maxPowerKw,
+    set.pcsLimitKw ?? Number.POSITIVE_INFINITY,
     pr.ratedPowerKw * Math.sqrt(Math.max(0, PCS_DERATE_C - ambientC - IGBT_OVER_AIR_K) / pr.igbtRiseAtRatedK),
   );
   let pKw = pcsTrip
     ? 0
     : clamp(setpointKw, -Math.min(pcsMaxKw, chargeLimitKw / eta), Math.min(pcsMaxKw, dischargeLimitKw * eta));
+  // the PCS's ramp rate (a trip stops it at once); the export limit still holds within the step
+  if (!pcsTrip && set.rampKwPerS !== null) {
+    const ramp = set.rampKwPerS * dtS;
+    pKw = clamp(pKw, state.pKw - ramp, state.pKw + ramp);
+    if (pKw > 0 && !forcedDischarge) pKw = Math.min(pKw, exportCapKw);
+  }
   const cap = params.capacityKwh;
   if (!forcedCharge && pKw < 0) {
     const roomKwh = Math.max(0, (cap * ceilingPct) / 100 - state.energyKwh);
@@ -755,8 +807,16 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
   const phaseV = params.phaseUnbalance.map(
     (u) => pr.acPhaseV * (1 + noise.volt + u + 0.0008 * rng.normal()) * ovf,
   ) as [number, number, number];
-  // the PCS runs at unity power factor: a little reactive power proportional to P
-  const qKvar = 2 * noise.q * Math.abs(pKw);
+  // reactive power: the PCS's setpoint (power factor or kvar), plus a little noise proportional to P
+  const rx = set.reactive;
+  const qSetKvar = pcsTrip
+    ? 0
+    : rx.mode === 'q'
+      ? rx.kvar
+      : rx.pf < 1
+        ? (rx.inject ? 1 : -1) * Math.abs(pKw) * Math.tan(Math.acos(rx.pf))
+        : 0;
+  const qKvar = qSetKvar + 2 * noise.q * Math.abs(pKw);
   const sKva = Math.hypot(pKw, qKvar);
   const pf = sKva > 1e-9 ? Math.abs(pKw) / sKva : 1;
   const phaseI = (s: number, u: number) => (pr.acPhases === 3 ? (s * 1000) / (3 * u) : (s * 1000) / u);
@@ -803,7 +863,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     door,
     acFault: acFault ? 1 : 0,
   };
-  const evaluated = evaluateAlarms(params.rules, state.alarms, inputs);
+  const evaluated = evaluateAlarms(rulesOf(params, set), state.alarms, inputs);
   const pcsFaultNow = evaluated.active.some((k) => k.startsWith('pcs.') && k.endsWith('/fault'));
 
   // ---- readings ----
@@ -825,7 +885,7 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     pcsTrip || pcsFaultNow ? 3 : pKw < -0.001 * pr.ratedPowerKw ? 1 : pKw > 0.001 * pr.ratedPowerKw ? 2 : 0;
   const readings: SiteReadings = {
     ems: {
-      run_mode: 0,
+      run_mode: set.mode === 'manual' ? 1 : 0,
       p_setpoint_kw: round(setpointKw, 2),
       soc_pct: socOut,
       load_kw: round(loadKw, 2),
@@ -877,8 +937,8 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
       state: acState,
       t_supply_c: round(acState === 1 ? cabinetC - 9 : acState === 2 ? cabinetC + 12 : cabinetC + 0.3, 1),
       t_return_c: round(cabinetC, 1),
-      cooling_start_c: state.coolingStartC,
-      heating_start_c: state.heatingStartC,
+      cooling_start_c: set.coolingStartC,
+      heating_start_c: set.heatingStartC,
       fault: acFault ? 1 : 0,
     },
     env_sensor: { t_c: round(cabinetC, 1), rh_pct: round(rhIn, 1), smoke, water, door },
