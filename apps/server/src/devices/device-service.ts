@@ -229,6 +229,7 @@ export class DeviceService {
       status: (gateway: DirectoryEntry, payload: Buffer, retained?: boolean) =>
         this.tracker.handleStatus(gateway, payload, retained),
       reply: (payload: Buffer) => this.commands.handleReply(payload),
+      params: (gateway: DirectoryEntry, payload: Buffer) => this.ingest.acceptParams(gateway, payload),
       disconnected: (gateway: DirectoryEntry, clean: boolean) => this.tracker.disconnected(gateway, clean),
     };
     if (this.options.mqttUrl) {

@@ -24,6 +24,8 @@ export interface BrokerHandlers {
   /** `retained`: a stored copy the broker handed over with our subscription (it may be old). */
   status(gateway: DirectoryEntry, payload: Buffer, retained?: boolean): Promise<void>;
   reply(payload: Buffer): void;
+  /** A `params` report (ess/v1/<sn>/params): resolves once stored (then acknowledged) or dropped. */
+  params(gateway: DirectoryEntry, payload: Buffer): Promise<void>;
   /** The connection ended: `clean` after a DISCONNECT packet, else it was lost. */
   disconnected(gateway: DirectoryEntry, clean: boolean): Promise<void>;
 }
@@ -90,6 +92,13 @@ export class EmbeddedBroker {
         case 'reply':
           this.handlers.reply(payload);
           return done(null);
+        case 'params':
+          packet.retain = false;
+          this.handlers.params(gateway, payload).then(
+            () => done(null),
+            (err: Error) => done(err),
+          );
+          return;
       }
     };
     this.broker.authorizeSubscribe = (client, sub, done) => {

@@ -198,6 +198,8 @@ export class ExternalBroker {
       [
         ingest(`${TOPIC_ROOT}/+/telemetry`),
         ingest(`${TOPIC_ROOT}/+/event`),
+        // Parameter reports (issue 15): stored by whichever instance gets them, then acknowledged.
+        ingest(`${TOPIC_ROOT}/+/params`),
         // Replies are not shared: each reaches the instance that sent the command at once (and
         // never a share member that is away, whose session would hold it until the command timed
         // out); other instances settle it in the database too, if the sender is gone
@@ -245,6 +247,11 @@ export class ExternalBroker {
   private async handle(sn: string, kind: string, payload: Buffer, retained: boolean): Promise<void> {
     if (kind === 'telemetry' || kind === 'event') return this.handlers.telemetry(sn, kind, payload);
     if (kind === 'reply') return this.handlers.reply(payload);
+    if (kind === 'params') {
+      const gateway = await this.directory.lookup(sn);
+      if (gateway?.isGateway) await this.handlers.params(gateway, payload);
+      return;
+    }
     if (kind === 'status') {
       const gateway = await this.directory.lookup(sn);
       if (gateway?.isGateway) await this.handlers.status(gateway, payload, retained);

@@ -60,6 +60,9 @@ export interface IngestStats {
   queued: number;
 }
 
+/** Stores a gateway's `params` report (resolves when stored or dropped; rejects when the database failed). */
+export type ParamsReportHandler = (gateway: DirectoryEntry, payload: Buffer) => Promise<void>;
+
 export interface IngestHooks {
   /** Rows just stored (redeliveries excluded), for the live push. */
   onStored?(rows: (TelemetryRow & { siteId: number })[]): void;
@@ -118,6 +121,7 @@ export class IngestPipeline {
     queued: 0,
   };
   private queue: Pending[] = [];
+  private readonly paramsHandlers = new Set<ParamsReportHandler>();
   private queuedRows = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
@@ -149,6 +153,30 @@ export class IngestPipeline {
    */
   accept(sn: string, kind: 'telemetry' | 'event', payload: Buffer): Promise<void> {
     return this.take(sn, kind, payload, false);
+  }
+
+  /**
+   * Registers the handler of gateways' `params` reports (devices/params-push.ts); answers the
+   * unregister. The report is not queued: the handler stores it before it resolves.
+   */
+  onParams(handler: ParamsReportHandler): () => void {
+    this.paramsHandlers.add(handler);
+    return () => this.paramsHandlers.delete(handler);
+  }
+
+  /**
+   * Takes one `params` report (ess/v1/<sn>/params) of `gateway`: resolves once the handlers stored
+   * or dropped it (so the broker acknowledges it after storage, like telemetry); rejects when the
+   * database failed (redelivered). Without a handler it is dropped.
+   */
+  async acceptParams(gateway: DirectoryEntry, payload: Buffer): Promise<void> {
+    this.stats.messages++;
+    if (this.paramsHandlers.size === 0) {
+      this.log.debug({ sn: gateway.sn }, 'params report dropped: nobody handles parameters');
+      return;
+    }
+    for (const handler of this.paramsHandlers) await handler(gateway, payload);
+    this.hooks.onSeen?.(gateway);
   }
 
   /**

@@ -4,11 +4,18 @@
  * refusal, not at all ('silent'), or when the test says so ('hold'); and {@link announceOnly}, a
  * client that publishes the gateway's birth and answers nothing — what `mosquitto_pub` does in
  * the README's "Connect a device".
+ *
+ * Any other command is answered by the handler registered for its name (`on`): it answers the
+ * reply's `{ok, result?, error?}`, or null to stay silent; without one the command is only
+ * recorded. `publish` sends any message of the gateway (e.g. a `params` report).
  */
 import { type CommandPayload, deviceTopic, setTouPlanParams } from '@ess/contract';
 import mqtt, { type MqttClient } from 'mqtt';
 
 export type EmsAnswer = { ok: true } | { ok: false; error: string };
+
+/** A reply body for a command (null: no answer). */
+export type CommandAnswer = { ok: boolean; result?: Record<string, unknown>; error?: string } | null;
 
 export type EmsMode =
   | { kind: 'accept' }
@@ -30,6 +37,7 @@ export class FakeEms {
   /** Commands held in 'hold' mode, oldest first, with the connection they came on. */
   readonly held: Array<{ command: CommandPayload; client: MqttClient }> = [];
   private client: MqttClient | null = null;
+  private readonly handlers = new Map<string, (command: CommandPayload) => CommandAnswer>();
 
   /** `url`: the broker's, read at each connection (the embedded broker's port is known late). */
   constructor(
@@ -51,6 +59,12 @@ export class FakeEms {
     client.on('message', (_topic, payload) => {
       const command = JSON.parse(payload.toString()) as CommandPayload;
       this.received.push(command);
+      const handler = this.handlers.get(command.name);
+      if (handler) {
+        const answer = handler(command);
+        if (answer) this.reply(client, command, answer);
+        return;
+      }
       if (command.name !== 'set_tou_plan' || this.mode.kind === 'silent') return;
       if (this.mode.kind === 'hold') {
         this.held.push({ command, client });
@@ -68,6 +82,35 @@ export class FakeEms {
   /** Publishes the birth message (`online: true`) again, as after a reconnect. */
   announce(): Promise<unknown> {
     return publishStatus(this.client!, this.sn, { online: true });
+  }
+
+  /** Answers command `name` with `handler` from now on (instead of the ToU behaviour). */
+  on(name: CommandPayload['name'], handler: (command: CommandPayload) => CommandAnswer): void {
+    this.handlers.set(name, handler);
+  }
+
+  /** Publishes `body` (v, ts added) on the gateway's `kind` topic, QoS 1. */
+  async publish(kind: 'params' | 'telemetry' | 'event', body: object): Promise<void> {
+    await this.client!.publishAsync(
+      deviceTopic(this.sn, kind),
+      JSON.stringify({ v: 1, ts: Date.now(), ...body }),
+      {
+        qos: 1,
+      },
+    );
+  }
+
+  /** Commands named `name` received so far. */
+  commands(name: CommandPayload['name']): CommandPayload[] {
+    return this.received.filter((c) => c.name === name);
+  }
+
+  private reply(client: MqttClient, command: CommandPayload, answer: NonNullable<CommandAnswer>): void {
+    client.publish(
+      deviceTopic(this.sn, 'reply'),
+      JSON.stringify({ v: 1, id: command.id, ts: Date.now(), ...answer }),
+      { qos: 1 },
+    );
   }
 
   /** Answers the oldest held command. */
