@@ -20,6 +20,7 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'monitor/zdjkshow/index': lazy(() => import('@/features/site-monitor/SiteMonitorPage')),
   'monitor/export/index': lazy(() => import('@/features/export/ExportPage')),
   'device/deviceconfig/index': lazy(() => import('@/features/devices/pages/DeviceConfigPage')),
+  'device/paramsconfig/index': lazy(() => import('@/features/params/pages/ParamsConfigPage')),
   'device/debugging/index': lazy(() => import('@/features/debugging/pages/DebuggingPage')),
   'system/menu/index': lazy(() => import('@/features/system/menu/MenuListPage')),
   'system/dept/index': lazy(() => import('@/features/org-people/pages/DepartmentsPage')),
