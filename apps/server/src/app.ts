@@ -43,6 +43,7 @@ import type { DeliveryOptions } from './devices/delivery';
 import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
 import { FleetSnapshot } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
+import { ParamsPushService } from './devices/params-push';
 import { TouPushService, touTarget } from './devices/tou-push';
 import { jobsPlugin } from './jobs/jobs-plugin';
 import type { SchedulerOptions } from './jobs/scheduler';
@@ -58,6 +59,7 @@ import { companyRoutes } from './modules/org/company-routes';
 import { departmentRoutes } from './modules/org/department-routes';
 import { employeeAdminRoutes } from './modules/org/employee-admin-routes';
 import { roleRoutes } from './modules/org/role-routes';
+import { paramsRoutes } from './modules/params/params-routes';
 import { deadLetterRoutes } from './modules/registry/dead-letter-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
@@ -75,6 +77,8 @@ declare module 'fastify' {
     live: LiveHub;
     /** Delivery of ToU schemes to the EMS (plugin `ess-services`). */
     touPush: TouPushService;
+    /** Delivery of device parameters, reads and reports, initialization (plugin `ess-services`). */
+    paramsPush: ParamsPushService;
     /** Sites and devices (plugin `ess-services`); a site's new time zone goes out with its ToU scheme. */
     registry: RegistryService;
   }
@@ -220,6 +224,15 @@ const servicesPlugin = fp(
       unpublish();
       touPush.stop();
     });
+    // Device parameters (issue 15): `delivery:params` live, reports and reads through the devices.
+    const paramsPush = new ParamsPushService(db, app.log, options.delivery);
+    app.decorate('paramsPush', paramsPush);
+    paramsPush.start(devices);
+    const unpublishParams = paramsPush.publishTo(live);
+    app.addHook('onClose', async () => {
+      unpublishParams();
+      paramsPush.stop();
+    });
     app.decorate(
       'registry',
       new RegistryService(db, {
@@ -266,6 +279,7 @@ const routesPlugin = fp(
       await api.register(screenRoutes);
       await api.register(siteMonitorRoutes);
       await api.register(monitorRoutes);
+      await api.register(paramsRoutes);
     });
     registerConsole(app, app.config.webDistDir);
   },
