@@ -10,7 +10,7 @@
  * 3. `ess-db` (core/db/db-plugin.ts): `db` — opened, migrated and seeded here unless passed in;
  * 4. `ess-devices` (devices/device-service.ts): `devices` — broker, ingest, tracker, commands;
  * 5. `ess-jobs` (jobs/jobs-plugin.ts): `scheduler`, `alarmMail`;
- * 6. `ess-services` (below): `sessions`, `fleet`, `live`, `touPush`, `registry`;
+ * 6. `ess-services` (below): `sessions`, `fleet`, `live`, `touPush`, `registry`, `debugSessions`;
  * 7. `ess-routes` (below): `/ws`, the `/api-bms` calls (`apiRoutes`), the built console;
  * 8. `ess-demo` (demo/demo-plugin.ts): the simulated fleet, when configured.
  *
@@ -50,6 +50,8 @@ import type { SchedulerOptions } from './jobs/scheduler';
 import { alarmRoutes } from './modules/alarm/alarm-routes';
 import { logRoutes } from './modules/audit/log-routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard-routes';
+import { debugRoutes } from './modules/debug/debug-routes';
+import { DebugService } from './modules/debug/debug-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { exportRoutes } from './modules/export/export-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
@@ -243,6 +245,8 @@ const servicesPlugin = fp(
           touPush.delivery.reset(siteIds.map(touTarget), { forgetApplied: true }),
       }),
     );
+    // Transparent debugging relays through whichever device side the app has at call time.
+    app.decorate('debugSessions', new DebugService(db, () => app.devices));
   },
   { name: 'ess-services', dependencies: ['ess-config', 'ess-db', 'ess-devices', 'ess-jobs'], fastify: '5.x' },
 );
@@ -280,6 +284,7 @@ const routesPlugin = fp(
       await api.register(siteMonitorRoutes);
       await api.register(monitorRoutes);
       await api.register(paramsRoutes);
+      await api.register(debugRoutes);
     });
     registerConsole(app, app.config.webDistDir);
   },
