@@ -214,6 +214,13 @@ describe.each(engines)('device parameters over MQTT on %s', (engine) => {
     await ctx.app.paramsPush.settled();
     expect(ems.commands('set_params')).toHaveLength(1);
     expect(device(acSn()).values.cooling_start_c).toBe(30);
+    // Another reconnect with nothing outstanding sends nothing.
+    await ems.disconnect();
+    await waitFor(async () => !(await api(endpoints.params.tree.path, {})).data.sites[0]?.devices[0]?.online);
+    await ems.connect();
+    await waitFor(async () => (await api(endpoints.params.tree.path, {})).data.sites[0]?.devices[0]?.online);
+    await ctx.app.paramsPush.settled();
+    expect(ems.commands('set_params')).toHaveLength(1);
   });
 
   it('set → applied, with the history row saying who and the answer', async () => {
