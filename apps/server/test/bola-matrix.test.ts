@@ -31,14 +31,18 @@ import {
   device,
   deviceDeadLetter,
   deviceDelivery,
+  deviceParamKey,
+  deviceParams,
   employee,
   employeeRole,
   mailOutbox,
   menu,
   operationLog,
+  paramChange,
   role,
   roleMenu,
   site,
+  siteParamsInit,
   touScheme,
   userAccount,
 } from '../src/core/db/schema';
@@ -240,6 +244,26 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         .innerJoin(site, eq(site.id, deviceDelivery.siteId))
         .where(inArray(site.companyId, ids)),
       devices: await db.select().from(device).where(inArray(device.companyId, ids)),
+      paramShadows: await db
+        .select({ p: deviceParams })
+        .from(deviceParams)
+        .innerJoin(device, eq(device.id, deviceParams.deviceId))
+        .where(inArray(device.companyId, ids)),
+      paramKeys: await db
+        .select({ k: deviceParamKey })
+        .from(deviceParamKey)
+        .innerJoin(device, eq(device.id, deviceParamKey.deviceId))
+        .where(inArray(device.companyId, ids)),
+      paramChanges: await db
+        .select({ c: paramChange })
+        .from(paramChange)
+        .innerJoin(device, eq(device.id, paramChange.deviceId))
+        .where(inArray(device.companyId, ids)),
+      paramInits: await db
+        .select({ i: siteParamsInit })
+        .from(siteParamsInit)
+        .innerJoin(site, eq(site.id, siteParamsInit.siteId))
+        .where(inArray(site.companyId, ids)),
       alarms: await db.select().from(alarm).where(inArray(alarm.companyId, ids)),
       menus: await db.select().from(menu),
     };
@@ -719,6 +743,56 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       a: code(ErrorCode.DEVICE_NOT_CONNECTED),
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: code(ErrorCode.DEVICE_NOT_CONNECTED),
+    },
+    // Device parameters: gatewayA (an EMS of siteA) never connected.
+    [endpoints.params.tree.path]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.params.detail.path]: {
+      body: () => ({ deviceId: gatewayA }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.params.set.path]: {
+      body: () => ({ deviceId: gatewayA, values: { export_limit_kw: 50 } }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.params.read.path]: {
+      body: () => ({ deviceId: gatewayA }),
+      a: code(ErrorCode.DEVICE_NOT_CONNECTED),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: code(ErrorCode.DEVICE_NOT_CONNECTED),
+    },
+    [endpoints.params.retry.path]: {
+      // The change of `set` above is outstanding and waits for the gateway's first connection.
+      body: () => ({ deviceId: gatewayA }),
+      a: code(ErrorCode.DEVICE_NOT_CONNECTED),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: code(ErrorCode.DEVICE_NOT_CONNECTED),
+    },
+    [endpoints.params.history.path]: {
+      body: () => ({ deviceId: gatewayA, pageNum: 1, pageSize: 10 }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.params.copy.path]: {
+      body: () => ({ fromDeviceId: gatewayA, toDeviceIds: [gatewayA] }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.params.initialize.path]: {
+      body: async () => {
+        const siteId = await addSite(fresh('init-site'));
+        await db.insert(device).values({ companyId: A, siteId, sn: fresh('init-gw').slice(-40), type: 'ems' });
+        return { siteId };
+      },
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
     },
     [endpoints.export.sites.path]: {
       body: async () => {
