@@ -233,6 +233,11 @@ export interface DemoFleetOptions {
   credentialsFile?: string;
   /** PEM of the CA that signed an external `mqtts://` broker's certificate (`MQTT_CA`). */
   ca?: string;
+  /**
+   * Where the simulated devices keep their parameters (`DATA_DIR/demo-params`, one JSON file per
+   * gateway), so that what an operator set survives a restart; absent: kept in memory.
+   */
+  paramsDir?: string;
 }
 
 /** The secrets of a credentials file; none when it is missing or unreadable (logged). */
@@ -322,6 +327,7 @@ export async function startDemoFleet(
       intervalS: options.intervalS,
       states,
       dropouts: true,
+      ...(options.paramsDir ? { paramsDir: options.paramsDir } : {}),
       ...(options.ca ? { mqtt: { ca: options.ca } } : {}),
       logger: {
         info: (msg: string) => log.debug({ simulator: true }, msg),

@@ -24,6 +24,9 @@ import type { IngestPipeline } from '../devices/ingest';
 /** The demo gateways' secrets on an external broker, in `DATA_DIR` (demo-fleet.ts). */
 export const DEMO_CREDENTIALS_FILE = 'demo-gateways.json';
 
+/** The folder under `DATA_DIR` where the simulated devices keep their parameters across restarts. */
+export const DEMO_PARAMS_DIR = 'demo-params';
+
 /** What the plugin needs of demo-fleet.ts (a local shape: no type import of the simulator). */
 interface DemoFleetModule {
   startDemoFleet(
@@ -38,6 +41,7 @@ interface DemoFleetModule {
       historyDays: number;
       ingest: IngestPipeline;
       credentialsFile?: string;
+      paramsDir?: string;
       ca?: string;
     },
     afterRegister: () => Promise<void>,
@@ -87,7 +91,13 @@ export const demoPlugin = fp(
     const fleet = await demo.startDemoFleet(
       app.db,
       log,
-      { ...config.demo, brokerUrl, ingest: devices.ingest, ...external },
+      {
+        ...config.demo,
+        brokerUrl,
+        ingest: devices.ingest,
+        paramsDir: path.join(config.dataDir, DEMO_PARAMS_DIR),
+        ...external,
+      },
       () => devices.directory.refresh(),
     );
     app.addHook('onClose', () => fleet.stop());
