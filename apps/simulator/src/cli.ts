@@ -3,12 +3,14 @@
  *
  *     npm run sim -- --url mqtt://127.0.0.1:1883 --sites 5 --seed 1 --speed 1 \
  *                    [--password X | --credentials file.json] [--interval 60] [--start ISO]
+ *                    [--params-dir DIR]
  *
  * `--credentials` names a JSON file `{ "<gateway SN>": "<secret>", … }` (the secrets the server
  * issued when the devices were registered); `--password` uses one password for every gateway
  * (test brokers); with neither, gateways connect without a password (anonymous brokers). Each
  * gateway's user name is its SN; a user name and password in `--url` are ignored.
- * `--list` prints the fleet as JSON and exits. Prints one line per site on start and the
+ * `--params-dir` keeps each gateway's device parameters in `DIR/<gatewaySn>.json` across runs
+ * (params.ts; without it they reset at every start). `--list` prints the fleet as JSON and exits. Prints one line per site on start and the
  * counters every 30 s; Ctrl-C publishes each gateway's clean offline status and exits.
  */
 import { readFileSync } from 'node:fs';
@@ -17,7 +19,8 @@ import { buildFleet, type Logger, startFleet } from './index';
 
 const USAGE =
   'usage: npm run sim -- --url mqtt://host:1883 [--sites 5] [--seed 1] [--speed 1] [--interval 60]\n' +
-  '                      [--password X | --credentials file.json] [--start 2025-07-01T00:00:00Z] [--list]';
+  '                      [--password X | --credentials file.json] [--start 2025-07-01T00:00:00Z]\n' +
+  '                      [--params-dir DIR] [--list]';
 
 function fail(message: string): never {
   process.stderr.write(`sim: ${message}\n${USAGE}\n`);
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
         password: { type: 'string' },
         credentials: { type: 'string' },
         start: { type: 'string' },
+        'params-dir': { type: 'string' },
         list: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -131,6 +135,7 @@ async function main(): Promise<void> {
     intervalS,
     logger,
     ...(startTimeMs !== undefined ? { startTimeMs } : {}),
+    ...(str('params-dir') !== undefined ? { paramsDir: str('params-dir')! } : {}),
   });
   const t0 = fleet.totals();
   logger.info(`fleet of ${sites.length} started against ${url}: ${t0.connected} connected, speed ×${speed}`);
