@@ -27,6 +27,7 @@ import {
   alarm,
   alarmEvent,
   company,
+  debugSession,
   department,
   device,
   deviceDeadLetter,
@@ -165,6 +166,21 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .values({ companyId: A, name, document: validScheme() })
       .returning({ id: touScheme.id });
     return row!.id;
+  }
+  /** An open debugging session of the owner's administrator on a new gateway of site A. */
+  async function addDebugSession() {
+    const id = fresh('dbg').slice(-64);
+    const owner = staff.owner as Staff;
+    const at = new Date();
+    await db.insert(debugSession).values({
+      id,
+      gatewayId: await addDevice(null),
+      companyId: A,
+      employeeId: owner.employeeId,
+      openedAt: at,
+      expiresAt: new Date(at.getTime() + 600_000),
+    });
+    return id;
   }
   /** An active alarm of site A (raised by an event), named by `${M}-alarm` in its content. */
   async function addAlarm(code = fresh('code')) {
@@ -875,6 +891,36 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       body: () => ({ id: mailA }),
       b: code(ErrorCode.MAIL_NOT_FOUND),
       e: code(ErrorCode.MAIL_NOT_FOUND),
+    },
+
+    // Transparent debugging: a gateway outside the scope answers 3030; a session is its opener's
+    // alone (anyone else: 3044, as if it had ended). gatewayA never connected (3033); the test
+    // runs without a device side, so the owner's frame stops at "gateway offline" (3034).
+    [endpoints.debug.open.path]: {
+      body: () => ({ gatewayId: gatewayA }),
+      a: code(ErrorCode.DEVICE_NOT_CONNECTED),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: code(ErrorCode.DEVICE_NOT_CONNECTED),
+    },
+    [endpoints.debug.send.path]: {
+      body: async () => ({
+        sessionId: await addDebugSession(),
+        port: 'rs485_1',
+        frame: { kind: 'modbus', request: { fn: 3, address: 1, register: 0, count: 1 } },
+      }),
+      a: code(ErrorCode.DEVICE_OFFLINE),
+      b: code(ErrorCode.DEBUG_SESSION_ENDED),
+      e: code(ErrorCode.DEBUG_SESSION_ENDED),
+    },
+    [endpoints.debug.close.path]: {
+      body: async () => ({ sessionId: await addDebugSession() }),
+      b: code(ErrorCode.DEBUG_SESSION_ENDED),
+      e: code(ErrorCode.DEBUG_SESSION_ENDED),
+    },
+    [endpoints.debug.frames.path]: {
+      body: () => ({ gatewayId: gatewayA }),
+      b: code(ErrorCode.DEVICE_NOT_FOUND),
+      e: OK,
     },
   };
 

@@ -111,26 +111,18 @@ class DebugGateway {
     const bytes = Uint8Array.from(Buffer.from(hex, 'hex'));
     const request = parseModbusRequest(bytes);
     if (!request) return Buffer.from(bytes).reverse().toString('hex');
-    const inRange = (from: number, n: number) => from + n <= 100;
+    const { register } = request;
+    const values = request.fn === 6 ? [request.value] : request.fn === 16 ? request.values : null;
+    const count = values ? values.length : (request as { count: number }).count;
     let response: Uint8Array;
-    if (request.fn === 3 || request.fn === 4) {
-      response = inRange(request.register, request.count)
-        ? buildModbusResponse(request, {
-            registers: Array.from(
-              { length: request.count },
-              (_, i) => this.registers.get(request.register + i) ?? 0,
-            ),
-          })
-        : buildModbusResponse(request, { exceptionCode: 2 });
+    if (register + count > 100) {
+      response = buildModbusResponse(request, { exceptionCode: 2 });
+    } else if (values) {
+      for (const [i, v] of values.entries()) this.registers.set(register + i, v < 0 ? v + 0x10000 : v);
+      response = buildModbusResponse(request, { written: true });
     } else {
-      const values = request.fn === 6 ? [request.value] : request.values;
-      if (inRange(request.register, values.length)) {
-        for (const [i, v] of values.entries())
-          this.registers.set(request.register + i, v < 0 ? v + 0x10000 : v);
-        response = buildModbusResponse(request, { written: true });
-      } else {
-        response = buildModbusResponse(request, { exceptionCode: 2 });
-      }
+      const registers = Array.from({ length: count }, (_, i) => this.registers.get(register + i) ?? 0);
+      response = buildModbusResponse(request, { registers });
     }
     return Buffer.from(response).toString('hex');
   }
