@@ -208,8 +208,11 @@ export const STATE_COLORS: Record<ParamState, string> = {
   drift: 'magenta',
 };
 
-/** The states that a retry (params/retry) sends again. */
-export const RETRYABLE: readonly ParamState[] = ['refused', 'timeout'];
+/**
+ * The states a retry (params/retry) sends again: a change the device did not answer. A refused
+ * one is not sent again as it is (the device would refuse it again): the operator changes it.
+ */
+export const RETRYABLE: readonly ParamState[] = ['timeout'];
 
 /** The states still waiting for the device (read again now and then as a safety net). */
 export const WAITING: readonly ParamState[] = ['pending', 'sent'];

@@ -2,7 +2,7 @@
  * Left column of the parameter screen: a search (site name or code, device SN: sent to the
  * server as `keyword`) and the tree site → gateway → devices behind it (`params/tree`). Each
  * device shows its online dot, type, SN and model, how many keys are out of sync and a drift
- * mark; a site not yet initialized says so. Choosing a device opens its parameters.
+ * mark (the model in the SN's tooltip); a site not yet initialized says so. Choosing a device opens its parameters.
  * Test hooks: `params-tree` (the tree), `params-tree-search`, `params-tree-refresh`,
  * `params-tree-site-<siteId>`, `params-tree-device-<deviceId>` (`data-online`, `data-drift`).
  */
@@ -44,8 +44,9 @@ function DeviceTitle({ device }: { device: ParamsTreeDevice }) {
       <Tag color={TYPE_COLOR[device.type]} className="params-tree__type">
         {typeLabel(t, device.type)}
       </Tag>
-      <span className="params-tree__sn">{device.sn}</span>
-      {device.model && <span className="params-muted params-tree__model">{device.model}</span>}
+      <Tooltip title={device.model ? t('params.tree.model', { model: device.model }) : t('params.noModel')}>
+        <span className="params-tree__sn">{device.sn}</span>
+      </Tooltip>
       {device.drift && (
         <Tooltip title={t('params.tree.driftHint')}>
           <Tag color="magenta" className="params-tree__mark">

@@ -10,7 +10,7 @@
  * device reads it (and its history) again, any message reads the tree again (its out-of-sync
  * counts and drift marks); when the live socket comes back everything is read again, changes
  * may have been missed meanwhile. Times are in the device's site zone. Below 992 px the two
- * columns stack.
+ * columns stack, and a device chosen in the tree scrolls its parameters into view.
  * Test hooks: `paramsconfig`, `params-empty` (and those of the components).
  */
 import { Perm } from '@ess/contract';
@@ -48,6 +48,15 @@ export default function ParamsConfigPage() {
     if (!chosen && devices[0]) setChosen(devices[0]);
   }, [chosen, devices]);
 
+  // Stacked (below 992 px): a device chosen in the tree brings its parameters into view.
+  const [reveal, setReveal] = useState(0);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (reveal > 0 && window.matchMedia('(max-width: 991px)').matches) {
+      panel.current?.scrollIntoView({ block: 'start' });
+    }
+  }, [reveal]);
+
   const selectedId = selected?.deviceId ?? null;
   const status = useLiveMessages('delivery:params', (change) => {
     void queryClient.invalidateQueries({ queryKey: paramsKeys.trees });
@@ -75,13 +84,17 @@ export default function ParamsConfigPage() {
         selected={selectedId}
         onSelect={(id) => {
           const device = devices.find((d) => d.deviceId === id);
-          if (device) setChosen(device);
+          if (!device) return;
+          setChosen(device);
+          setReveal((n) => n + 1);
         }}
       />
       {selected ? (
-        <TimeBaseProvider timeZone={selected.site.timezone}>
-          <DevicePanel key={selected.deviceId} device={selected} sites={sites ?? []} canEdit={canEdit} />
-        </TimeBaseProvider>
+        <div ref={panel} className="params-page__main">
+          <TimeBaseProvider timeZone={selected.site.timezone}>
+            <DevicePanel key={selected.deviceId} device={selected} sites={sites ?? []} canEdit={canEdit} />
+          </TimeBaseProvider>
+        </div>
       ) : (
         <section className="params-panel params-main params-main--empty" data-testid="params-empty">
           <Empty

@@ -989,6 +989,7 @@ const enUS: Resources = {
       send: 'Send changes',
     },
     tree: {
+      model: 'Model {{model}}',
       title: 'Devices',
       search: 'Site name or code, device SN',
       empty: 'No device with parameters',

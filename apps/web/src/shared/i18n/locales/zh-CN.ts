@@ -973,6 +973,7 @@ const zhCN = {
       send: '下发修改',
     },
     tree: {
+      model: '型号 {{model}}',
       title: '设备',
       search: '站点名称、编码或设备SN',
       empty: '没有可配置参数的设备',
