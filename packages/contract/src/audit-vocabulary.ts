@@ -85,6 +85,16 @@ const ACTION_LABELS = {
   'debug.send': { zh: '透明调试发送帧', en: 'Send debugging frame' },
   'debug.close': { zh: '结束透明调试', en: 'Close debugging session' },
 
+  'firmware.upload': { zh: '上传固件包', en: 'Upload firmware package' },
+  'firmware.publish': { zh: '发布固件包', en: 'Publish firmware package' },
+  'firmware.disable': { zh: '禁用固件包', en: 'Disable firmware package' },
+  'firmware.delete': { zh: '删除固件包', en: 'Delete firmware package' },
+  'upgrade.create': { zh: '创建升级批次', en: 'Start upgrade batch' },
+  'upgrade.retry': { zh: '重试升级失败设备', en: 'Retry failed upgrades' },
+  'upgrade.cancel': { zh: '取消未开始的升级', en: 'Cancel upgrades not started' },
+  'upgrade.pause': { zh: '暂停升级批次', en: 'Pause upgrade batch' },
+  'upgrade.resume': { zh: '继续升级批次', en: 'Resume upgrade batch' },
+
   'alarm.ack': { zh: '确认告警', en: 'Acknowledge alarms' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
@@ -122,6 +132,8 @@ const TARGET_LABELS = {
   site: { zh: '站点', en: 'Site' },
   device: { zh: '设备', en: 'Device' },
   tou_scheme: { zh: '电价方案', en: 'ToU scheme' },
+  firmware_package: { zh: '固件包', en: 'Firmware package' },
+  upgrade_batch: { zh: '升级批次', en: 'Upgrade batch' },
   alarm: { zh: '告警', en: 'Alarm' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 

@@ -9,8 +9,9 @@
  * any error (use {@link envelopeFor}). Bad input answers -100 naming the field. Error codes of
  * each call are listed in its `summary` / `description` (texts in errors.ts).
  *
- * The one exception is `export.xlsx` (`file` set): a valid request answers the file itself,
- * a refusal the usual envelope with `data: null`.
+ * The exceptions: `export.xlsx` (`file` set) — a valid request answers the file itself, a
+ * refusal the usual envelope with `data: null`; `firmware.upload` (`upload` set) — the body is
+ * the file, streamed, and the request schema describes the query string.
  *
  * Organised as `endpoints.<area>.<call>`; {@link ALL_ENDPOINTS} lists them flat. Each area is
  * its own module (endpoints/<area>.ts, exporting e.g. `touEndpoints`), so that the console
@@ -34,6 +35,7 @@ import { departmentEndpoints } from './endpoints/department';
 import { deviceEndpoints } from './endpoints/device';
 import { employeeEndpoints } from './endpoints/employee';
 import { exportEndpoints } from './endpoints/export';
+import { firmwareEndpoints, upgradeEndpoints } from './endpoints/firmware';
 import { logEndpoints } from './endpoints/log';
 import { mailEndpoints } from './endpoints/mail';
 import { menuEndpoints } from './endpoints/menu';
@@ -56,6 +58,7 @@ export * from './endpoints/department';
 export * from './endpoints/device';
 export * from './endpoints/employee';
 export * from './endpoints/export';
+export * from './endpoints/firmware';
 export * from './endpoints/log';
 export * from './endpoints/mail';
 export * from './endpoints/menu';
@@ -87,6 +90,8 @@ export const endpoints = {
   tou: touEndpoints,
   params: paramsEndpoints,
   debug: debugEndpoints,
+  firmware: firmwareEndpoints,
+  upgrade: upgradeEndpoints,
   dashboard: dashboardEndpoints,
   monitor: monitorEndpoints,
   siteMonitor: siteMonitorEndpoints,

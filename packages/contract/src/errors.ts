@@ -202,7 +202,32 @@ export const ErrorCode = {
   COMPANY_SELF_ACTION: 6005,
   PROJECT_NAME_EXISTS: 7000,
   PROJECT_NOT_FOUND: 7001,
+  /** The firmware package does not exist, or is outside the caller's companies (issue 16). */
   INSTALL_PACKAGE_NOT_FOUND: 7030,
+  /** ours (issue 16): a package larger than `{maxMiB}` MiB, refused while it streams. */
+  FIRMWARE_TOO_LARGE: 7031,
+  /** ours: the device type already has a package of this version (`{version}`). */
+  FIRMWARE_VERSION_EXISTS: 7032,
+  /** ours: the SHA-256 the uploader expected is not the file's; nothing stored. */
+  FIRMWARE_CHECKSUM_MISMATCH: 7033,
+  /** ours: the upload was cut short (fewer bytes than announced, aborted) or empty; nothing stored. */
+  FIRMWARE_UPLOAD_INCOMPLETE: 7034,
+  /** ours: the package's state (`{state}`) does not allow the change. */
+  FIRMWARE_STATE_INVALID: 7035,
+  /** ours: an upgrade batch names the package, so it cannot be deleted. */
+  FIRMWARE_IN_USE: 7036,
+  /** ours: the upgrade batch does not exist, or is outside the caller's companies. */
+  UPGRADE_BATCH_NOT_FOUND: 7037,
+  /** ours: the batch's state (`{state}`) does not allow the action. */
+  UPGRADE_BATCH_STATE_INVALID: 7038,
+  /** ours: a chosen device cannot be upgraded (`{sn}`, `{reason}` translated). */
+  UPGRADE_DEVICE_EXCLUDED: 7039,
+  /** ours: no failed device to retry. */
+  UPGRADE_NOTHING_TO_RETRY: 7040,
+  /** ours: no device that has not started, to cancel. */
+  UPGRADE_NOTHING_TO_CANCEL: 7041,
+  /** ours: the batch's deadline is not in the future. */
+  UPGRADE_DEADLINE_PAST: 7042,
   /** ours: spec §8 names the text without a number. */
   SETTLEMENT_ALREADY_DONE: 7060,
   /** ours: spec §8 names the text without a number. */
@@ -408,6 +433,36 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   7000: { zh: '项目名称已存在', en: 'Project name already exists' },
   7001: { zh: '项目不存在', en: 'Project does not exist' },
   7030: { zh: '安装包不存在', en: 'Installation package does not exist' },
+  7031: { zh: '固件包不能超过{maxMiB} MiB', en: 'A firmware package cannot exceed {maxMiB} MiB' },
+  7032: {
+    zh: '该设备类型已有版本为{version}的固件包',
+    en: 'This device type already has a firmware package of version {version}',
+  },
+  7033: {
+    zh: '文件的SHA-256与填写的不一致，未保存',
+    en: 'The file’s SHA-256 differs from the one given; nothing was stored',
+  },
+  7034: {
+    zh: '上传未完成（文件被截断、中断或为空），未保存',
+    en: 'The upload did not complete (file cut short, aborted or empty); nothing was stored',
+  },
+  7035: {
+    zh: '固件包当前状态为“{state}”，不能进行此操作',
+    en: 'The package is {state}: this is not allowed',
+  },
+  7036: {
+    zh: '固件包已被升级批次使用，不能删除',
+    en: 'An upgrade batch uses this package, so it cannot be deleted',
+  },
+  7037: { zh: '升级批次不存在', en: 'Upgrade batch not found' },
+  7038: {
+    zh: '升级批次当前状态为“{state}”，不能进行此操作',
+    en: 'The batch is {state}: this is not allowed',
+  },
+  7039: { zh: '设备{sn}不能升级：{reason}', en: 'Device {sn} cannot be upgraded: {reason}' },
+  7040: { zh: '没有可重试的失败设备', en: 'No failed device to retry' },
+  7041: { zh: '没有未开始的设备可取消', en: 'No device that has not started, to cancel' },
+  7042: { zh: '截止时间必须晚于当前时间', en: 'The deadline must be in the future' },
   7060: { zh: '电费已结算', en: 'Electricity settlement already done' },
   7061: { zh: '已执行过初始化', en: 'Initialization already performed' },
   9996: { zh: '时间与服务器不一致', en: 'Time inconsistent with the server' },

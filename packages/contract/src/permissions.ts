@@ -67,6 +67,20 @@ export const Perm = {
   /** Transparent debugging (/deviceDebugging): sessions and raw frames through a gateway. */
   debugUse: 'device:debug:use',
 
+  /** Firmware packages (/firmware): list and read them. */
+  firmwarePackageList: 'firmware:package:list',
+  /** Upload a package. */
+  firmwarePackageUpload: 'firmware:package:upload',
+  /** Publish and disable a package. */
+  firmwarePackagePublish: 'firmware:package:publish',
+  firmwarePackageDelete: 'firmware:package:delete',
+  /** Upgrade records (/upgradeRecord, /upgradeRecordDetail): list and read batches. */
+  upgradeList: 'firmware:upgrade:list',
+  /** Choose devices and start a batch. */
+  upgradeCreate: 'firmware:upgrade:create',
+  /** Retry, cancel, pause and resume a batch. */
+  upgradeManage: 'firmware:upgrade:manage',
+
   /** Monitoring. */
   monitorSiteList: 'monitor:site:list',
   monitorRealtimeList: 'monitor:realtime:list',

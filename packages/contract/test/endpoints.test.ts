@@ -32,8 +32,8 @@ const accessKinds = (e: Endpoint) => Object.keys(e.access);
 const where = (e: Endpoint) => e.path;
 
 describe('the endpoint table', () => {
-  it('holds every call the server answers today (110: 94 fixed, 16 of the four company kinds)', () => {
-    expect(ALL_ENDPOINTS).toHaveLength(110);
+  it('holds every call the server answers today (124: 108 fixed, 16 of the four company kinds)', () => {
+    expect(ALL_ENDPOINTS).toHaveLength(124);
   });
 
   it('gives every call a unique path under /api-bms/', () => {
@@ -109,7 +109,7 @@ describe('the endpoint table', () => {
 
   it('audits every call that changes something (save, update, delete, status, …)', () => {
     const writes =
-      /\/(save|update|delete|status|copy|ack|assign|push|resetPassword|resetSecret|assignDevices|unassignDevices|updatePassword|updateEmail|login|loginOut|acceptInvitation|declineInvitation|moveSite|moveCompany|set|retry|initialize|open|send|close)$/;
+      /\/(save|update|delete|status|copy|ack|assign|push|resetPassword|resetSecret|assignDevices|unassignDevices|updatePassword|updateEmail|login|loginOut|acceptInvitation|declineInvitation|moveSite|moveCompany|set|retry|initialize|open|send|close|upload|publish|disable|create|cancel|pause|resume)$/;
     for (const e of ALL_ENDPOINTS) expect(Boolean(e.audit), where(e)).toBe(writes.test(e.path));
   });
 
@@ -135,6 +135,42 @@ describe('the endpoint table', () => {
 
   it('answers a file only for export.xlsx', () => {
     expect(ALL_ENDPOINTS.filter((e) => e.file).map((e) => e.path)).toEqual([endpoints.export.xlsx.path]);
+  });
+
+  it('streams an upload only for firmware.upload, whose request is its query string', () => {
+    expect(ALL_ENDPOINTS.filter((e) => e.upload).map((e) => e.path)).toEqual([
+      endpoints.firmware.upload.path,
+    ]);
+    expect(endpoints.firmware.upload.upload).toEqual({
+      mime: 'application/octet-stream',
+      maxBytes: 256 * 1024 * 1024,
+    });
+    const query = Object.fromEntries(
+      new URLSearchParams(
+        contract.firmwareUploadQuery({
+          name: '储能EMS固件',
+          version: '2.4.1',
+          deviceType: 'ems',
+          models: ['EMS-100', ' EMS-200 ', 'EMS-100'],
+          releaseNoteZh: '修复若干问题',
+          fileName: 'ems-2.4.1.bin',
+          sha256: 'A'.repeat(64),
+        }),
+      ),
+    );
+    expect(endpoints.firmware.upload.request.parse(query)).toEqual({
+      name: '储能EMS固件',
+      version: '2.4.1',
+      deviceType: 'ems',
+      models: ['EMS-100', 'EMS-200'],
+      releaseNoteZh: '修复若干问题',
+      releaseNoteEn: null,
+      fileName: 'ems-2.4.1.bin',
+      sha256: 'a'.repeat(64),
+    });
+    const bad = endpoints.firmware.upload.request.safeParse({ ...query, version: '2.4 beta' });
+    expect(bad.success && 'accepted').toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['version']);
   });
 
   it('builds the company kinds’ calls with their own path, permission and action', () => {

@@ -13,10 +13,13 @@
  * state"). After a drop the console reconnects with backoff, authenticates and subscribes
  * again; the server answers each `fleet`/`device:` subscribe with a full snapshot (resync).
  * A `delivery:` subscribe has no snapshot: the console reads the rows it shows over HTTP when it
- * (re)subscribes and applies the changes that follow.
+ * (re)subscribes and applies the changes that follow. `upgrade` (issue 16): changes of upgrade
+ * batches whose company is in the caller's scope ({@link liveUpgradeMessage}); no snapshot
+ * either — the console reads `upgrade/pageList` or `upgrade/detail` and applies the changes.
  */
 import { z } from 'zod';
 import { alarmRowSchema, fleetOverviewSchema, siteStatusSchema } from './dashboard';
+import { upgradeBatchRowSchema, upgradeDeviceRowSchema } from './firmware';
 
 export const LIVE_PATH = '/ws';
 /** Minimum time between two updates of one channel (ms). */
@@ -26,7 +29,7 @@ export const liveClientMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('auth'), token: z.string().min(1).max(128) }),
   z.object({
     type: z.literal('subscribe'),
-    channels: z.array(z.string().regex(/^(fleet|device:\d+|delivery:[a-z_]{1,32})$/)).max(32),
+    channels: z.array(z.string().regex(/^(fleet|device:\d+|delivery:[a-z_]{1,32}|upgrade)$/)).max(32),
   }),
   z.object({ type: z.literal('unsubscribe'), channels: z.array(z.string()).max(32) }),
   z.object({ type: z.literal('ping') }),
@@ -98,10 +101,27 @@ export const liveDeliveryMessage = z.object({
 });
 export type LiveDeliveryMessage = z.infer<typeof liveDeliveryMessage>;
 
+/**
+ * Channel `upgrade`: one batch after a change — its row as `upgrade/pageList` lists it (state,
+ * counts per device state, wave) and the devices whose state, percent or reason changed since
+ * the last message of the channel, each as `upgrade/detail` shows it (with its whole timeline).
+ * Several changes within the channel's second are merged (the newest row of each device).
+ */
+export const liveUpgradeMessage = z.object({
+  type: z.literal('upgrade'),
+  batch: upgradeBatchRowSchema,
+  devices: z.array(upgradeDeviceRowSchema),
+});
+export type LiveUpgradeMessage = z.infer<typeof liveUpgradeMessage>;
+
+/** The channel of {@link liveUpgradeMessage}. */
+export const LIVE_UPGRADE_CHANNEL = 'upgrade';
+
 export type LiveServerMessage =
   | { type: 'ready' }
   | { type: 'pong' }
   | { type: 'error'; code: number; msg: string }
   | LiveFleetMessage
   | LiveDeviceMessage
-  | LiveDeliveryMessage;
+  | LiveDeliveryMessage
+  | LiveUpgradeMessage;

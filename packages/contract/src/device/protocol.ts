@@ -60,8 +60,11 @@ export function deviceTypeLabel(type: string, lang: Lang): string {
   return (DEVICE_TYPE_LABELS as Partial<Record<string, Record<Lang, string>>>)[type]?.[lang] ?? type;
 }
 
-/** Topic kinds of a gateway; `params`: its devices' parameter reports (params/messages.ts). */
-export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply' | 'params';
+/**
+ * Topic kinds of a gateway; `params`: its devices' parameter reports (params/messages.ts);
+ * `ota`: firmware upgrade progress events (device/ota.ts `otaProgressPayload`).
+ */
+export type TopicKind = 'status' | 'telemetry' | 'event' | 'cmd' | 'reply' | 'params' | 'ota';
 
 /** Topic of `kind` for gateway `sn`. */
 export function deviceTopic(sn: string, kind: TopicKind): string {
@@ -70,7 +73,7 @@ export function deviceTopic(sn: string, kind: TopicKind): string {
 
 /** `ess/v1/<SN>/<kind>`, built from TOPIC_ROOT and SN_PATTERN so the three cannot drift apart. */
 const DEVICE_TOPIC_PATTERN = new RegExp(
-  `^${TOPIC_ROOT}/(${SN_PATTERN.source.slice(1, -1)})/(status|telemetry|event|params|cmd|cmd/reply)$`,
+  `^${TOPIC_ROOT}/(${SN_PATTERN.source.slice(1, -1)})/(status|telemetry|event|params|ota|cmd|cmd/reply)$`,
 );
 
 /** Parses a device topic; undefined for anything else. */
@@ -133,6 +136,21 @@ export const statusPayload = z.object({
   model: deviceText(64).optional(),
   /** Seconds between telemetry messages the gateway intends to keep. */
   intervalS: z.number().int().min(1).max(3600).optional(),
+  /**
+   * Birth only: the firmware each device behind the gateway runs (the gateway's own is
+   * `firmware`), so that versions are known after an upgrade's reboot (device/ota.ts). A device
+   * left out is not changed; the server stores what is listed.
+   */
+  devices: z
+    .array(
+      z.object({
+        sn,
+        firmware: deviceText(64),
+        model: deviceText(64).optional(),
+      }),
+    )
+    .max(64)
+    .optional(),
 });
 export type StatusPayload = z.infer<typeof statusPayload>;
 
@@ -193,7 +211,7 @@ export type EventPayload = z.infer<typeof eventPayload>;
 /**
  * Commands (docs/device-protocol.md "cmd and cmd/reply"): `get_params` / `set_params` have their
  * schemas, reply results and version rule in params/messages.ts; `debug_frame` and `initialize`
- * in device-commands.ts.
+ * in device-commands.ts; `ota_upgrade` in ota.ts.
  */
 export const COMMAND_NAMES = [
   'time_sync',
@@ -202,6 +220,7 @@ export const COMMAND_NAMES = [
   'set_params',
   'debug_frame',
   'initialize',
+  'ota_upgrade',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 

@@ -58,6 +58,15 @@ export interface Endpoint<
    * A refusal is still `{code, msg, data: null}`.
    */
   readonly file?: { readonly mime: string };
+  /**
+   * Set when the call's body is a file streamed up, not JSON (`firmware.upload`): the body is
+   * the raw bytes of `mime` (at most `maxBytes`, refused while streaming past it), and `request`
+   * describes the **query string** instead of a body (every value text; parse with it as usual).
+   * The answer is the usual envelope. The server registers it with `uploadRoute`
+   * (core/http/endpoint.ts), which never buffers the body; a client sends it with `fetch`/XHR
+   * (`Content-Type: mime`, the X-Token header), not with the JSON client.
+   */
+  readonly upload?: { readonly mime: string; readonly maxBytes: number };
 }
 
 /**
