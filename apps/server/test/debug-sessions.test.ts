@@ -26,6 +26,9 @@ import {
   DEBUG_MAX_FRAMES_PER_MINUTE,
   type DebugFrameParams,
   debugFrameParams,
+  debugFramesResponse,
+  debugSendResponse,
+  debugSessionSchema,
   deviceTopic,
   ErrorCode,
   endpoints,
@@ -302,6 +305,10 @@ describe.each(engines)('transparent debugging on %s', (engine) => {
     const beyond = await send(sessionId, read(200, 1));
     expect(beyond.data.frame.decoded).toEqual({ kind: 'exception', exceptionCode: 2 });
     const list = await frames();
+    // The answers are the contract's shapes.
+    debugSendResponse.parse(answer.data);
+    debugSendResponse.parse(beyond.data);
+    debugFramesResponse.parse(list);
     expect(list.list[0].id).toBe(beyond.data.frame.id);
     expect(list.list[1]).toEqual(answer.data.frame);
     expect(list.list[1].by).toBe(adminName);
@@ -442,6 +449,7 @@ describe.each(engines)('transparent debugging on %s', (engine) => {
     const sessionId = await open();
     const again = await api(endpoints.debug.open.path, { gatewayId });
     expect(again.data.sessionId).toBe(sessionId);
+    debugSessionSchema.parse(again.data);
     expect(again.data).toMatchObject({
       gatewayId,
       timezone: 'Asia/Urumqi',
@@ -470,6 +478,26 @@ describe.each(engines)('transparent debugging on %s', (engine) => {
     expect((await send(sessionId, read(0, 1))).code).toBe(ErrorCode.DEBUG_SESSION_ENDED);
     expect((await api(endpoints.debug.close.path, { sessionId })).code).toBe(ErrorCode.DEBUG_SESSION_ENDED);
     await open(gatewayId, otherApi);
+  });
+
+  it('two users opening at once: one session, the other gets 3043', async () => {
+    const answers = await Promise.all([
+      api(endpoints.debug.open.path, { gatewayId }),
+      otherApi(endpoints.debug.open.path, { gatewayId }),
+      api(endpoints.debug.open.path, { gatewayId }),
+      otherApi(endpoints.debug.open.path, { gatewayId }),
+    ]);
+    const opened = answers.filter((a) => a.code === 0);
+    const busy = answers.filter((a) => a.code === ErrorCode.DEBUG_SESSION_BUSY);
+    expect(opened.length + busy.length).toBe(4);
+    // Whoever won, both of their calls answer the same session; the other's both answer 3043.
+    expect(opened.length).toBe(2);
+    expect(new Set(opened.map((a) => a.data.sessionId)).size).toBe(1);
+    const rows = await ctx.database.db
+      .select()
+      .from(debugSession)
+      .where(and(eq(debugSession.gatewayId, gatewayId), isNull(debugSession.closedAt)));
+    expect(rows.map((r) => r.id)).toEqual([opened[0]!.data.sessionId]);
   });
 
   it('a session ends after the idle timeout; each frame moves the end; then another user may open', async () => {

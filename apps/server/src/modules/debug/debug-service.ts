@@ -159,53 +159,65 @@ export class DebugService {
         gateway.lastSeenAt === null ? ErrorCode.DEVICE_NOT_CONNECTED : ErrorCode.DEVICE_OFFLINE,
       );
     }
-    const now = new Date(this.now());
-    const expires = new Date(now.getTime() + IDLE_MS);
-    let id: string;
-    try {
-      id = await this.db.transaction(async (tx) => {
-        await tx
-          .update(debugSession)
-          .set({ closedAt: debugSession.expiresAt, closeReason: 'expired' })
-          .where(
-            and(
-              eq(debugSession.gatewayId, gateway.id),
-              isNull(debugSession.closedAt),
-              lte(debugSession.expiresAt, now),
-            ),
-          );
-        const [own] = await tx
-          .update(debugSession)
-          .set({ expiresAt: expires })
-          .where(
-            and(
-              eq(debugSession.gatewayId, gateway.id),
-              isNull(debugSession.closedAt),
-              eq(debugSession.employeeId, caller.employeeId),
-            ),
-          )
-          .returning({ id: debugSession.id });
-        if (own) return own.id;
-        const fresh = randomUUID();
-        await tx.insert(debugSession).values({
-          id: fresh,
-          gatewayId: gateway.id,
-          companyId: gateway.companyId,
-          employeeId: caller.employeeId,
-          openedAt: now,
-          expiresAt: expires,
-        });
-        return fresh;
-      });
-    } catch (err) {
-      if (!isUniqueViolation(err, SESSION_UQ)) throw err;
-      id = await this.holderOrBusy(caller, gateway);
+    // The insert meets another open session at the unique index; when that one is gone by the
+    // time it is read (closed or expired in between), try again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.sessionView(await this.tryOpen(caller, gateway), gateway);
+      } catch (err) {
+        if (!isUniqueViolation(err, SESSION_UQ)) throw err;
+        const held = await this.holderOrBusy(caller, gateway);
+        if (held !== null) return this.sessionView(held, gateway);
+        if (attempt === 3) throw err;
+      }
     }
-    return this.sessionView(id, gateway);
   }
 
-  /** The open session of the gateway: the caller's own id, else 3043 naming its holder. */
-  private async holderOrBusy(caller: DebugCaller, gateway: GatewayRow): Promise<string> {
+  /** One attempt of {@link open}: its session's id; a unique violation when another holds the gateway. */
+  private async tryOpen(caller: DebugCaller, gateway: GatewayRow): Promise<string> {
+    const now = new Date(this.now());
+    const expires = new Date(now.getTime() + IDLE_MS);
+    return await this.db.transaction(async (tx) => {
+      await tx
+        .update(debugSession)
+        .set({ closedAt: debugSession.expiresAt, closeReason: 'expired' })
+        .where(
+          and(
+            eq(debugSession.gatewayId, gateway.id),
+            isNull(debugSession.closedAt),
+            lte(debugSession.expiresAt, now),
+          ),
+        );
+      const [own] = await tx
+        .update(debugSession)
+        .set({ expiresAt: expires })
+        .where(
+          and(
+            eq(debugSession.gatewayId, gateway.id),
+            isNull(debugSession.closedAt),
+            eq(debugSession.employeeId, caller.employeeId),
+          ),
+        )
+        .returning({ id: debugSession.id });
+      if (own) return own.id;
+      const fresh = randomUUID();
+      await tx.insert(debugSession).values({
+        id: fresh,
+        gatewayId: gateway.id,
+        companyId: gateway.companyId,
+        employeeId: caller.employeeId,
+        openedAt: now,
+        expiresAt: expires,
+      });
+      return fresh;
+    });
+  }
+
+  /**
+   * The open session of the gateway: the caller's own id, 3043 naming another holder, null when
+   * there is none (any more).
+   */
+  private async holderOrBusy(caller: DebugCaller, gateway: GatewayRow): Promise<string | null> {
     const [held] = await this.db
       .select({
         id: debugSession.id,
@@ -216,7 +228,7 @@ export class DebugService {
       .from(debugSession)
       .innerJoin(employee, eq(employee.id, debugSession.employeeId))
       .where(and(eq(debugSession.gatewayId, gateway.id), isNull(debugSession.closedAt)));
-    if (!held) throw new ApiError(ErrorCode.DEBUG_SESSION_BUSY, { name: '?', until: '?' });
+    if (!held) return null;
     if (held.employeeId === caller.employeeId) return held.id;
     throw new ApiError(ErrorCode.DEBUG_SESSION_BUSY, {
       name: held.name,
