@@ -50,7 +50,7 @@ class FakeDevice {
   values: Record<string, ParamValue>;
   /** Keys the device refuses whatever the value (a device's own limit), with its reason. */
   refuse = new Map<string, string>();
-  answered = new Map<number, Record<string, unknown>>();
+  answered = new Map<number, NonNullable<CommandAnswer>>();
   constructor(
     readonly sn: string,
     readonly type: DeviceType,
@@ -69,10 +69,7 @@ class FakeDevice {
       };
     if (verdict === 'repeat') {
       const first = this.answered.get(p.version)!;
-      return {
-        ...(first as object),
-        result: { ...(first.result as object), repeated: true },
-      } as CommandAnswer;
+      return { ...first, result: { ...first.result, repeated: true } };
     }
     const allowed: Record<string, ParamValue> = {};
     const results: Record<string, ReturnType<typeof paramChangeResult>> = {};
