@@ -9,8 +9,9 @@
  *    `result: {reason}` ({@link otaUpgradeRefusal}; `low_soc_busy`, `incompatible_model`) and
  *    nothing else happens. A second `ota_upgrade` for the same `batchId` and `targetDeviceSn`
  *    (a QoS 1 redelivery) is answered as the first one was and does not start a second download.
- * 2. The gateway downloads `url` with HTTP GET before `expiresAt`; the URL carries a token bound
- *    to this device and this package (the server answers 403 to any other use). It may resume
+ * 2. The gateway downloads `url` with HTTP GET before `expiresAt`, sending
+ *    `X-Device-Sn: <targetDeviceSn>` ({@link OTA_DEVICE_SN_HEADER}); the URL carries a token bound
+ *    to this device and this package (the server answers 403 to any other device). It may resume
  *    with `Range: bytes=<from>-` after a drop (206; 416 for a range past the end). It publishes
  *    `downloading` with `percent` as it goes (at most one event per second and per device, and
  *    at least one per 10 % of the file), then `downloaded` when it holds `size` bytes.
@@ -54,8 +55,21 @@ export const firmwareVersionSchema = z.string().trim().regex(FIRMWARE_VERSION_PA
 export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;
 export const sha256HexSchema = z.string().regex(SHA256_HEX_PATTERN);
 
-/** Path of the device download route, outside `/api-bms`: `GET /ota/<token>` (HTTP Range). */
+/**
+ * Path of the device download route, outside `/api-bms`: `GET /ota/<token>`, answered with the
+ * file (`application/octet-stream`, `Content-Length`, `ETag` = `"<sha256>"`, `Accept-Ranges:
+ * bytes`), or one range of it for `Range: bytes=<from>-[<to>]` (206 with `Content-Range`; 416
+ * when it starts past the end). Refusals (JSON `{error}`): 403 `wrong_device` (the
+ * {@link OTA_DEVICE_SN_HEADER} is not the token's device), 410 `token_expired`, 404
+ * `unknown_token` / `package_gone`.
+ */
 export const OTA_DOWNLOAD_PREFIX = '/ota/';
+
+/**
+ * Header every download request carries: the `targetDeviceSn` of the `ota_upgrade` command. A
+ * token is bound to one device and one package; asked for by any other device it answers 403.
+ */
+export const OTA_DEVICE_SN_HEADER = 'X-Device-Sn';
 
 /**
  * `params` of `ota_upgrade`: install package `packageId` (`version`, `size` bytes, `sha256`) on
