@@ -1,5 +1,6 @@
 /**
- * Every screen of the console, the ToU screens (/timetariff, /chargestrategy) among them, walked
+ * Every screen of the console, the ToU screens (/timetariff, /chargestrategy) and transparent
+ * debugging (/deviceDebugging, its gateways and a session) among them, walked
  * through in Chinese and English as a person would look at them, checking on each what the
  * pictures were for:
  * - at 390 px nothing is wider than the window (no horizontal scrolling);
@@ -206,6 +207,15 @@ describe('every screen', () => {
       await shoot('chargestrategy-sites');
       await page.getByTestId('soc-chart').scrollIntoViewIfNeeded();
       await shoot('chargestrategy-preview');
+
+      await page.goto('/deviceDebugging');
+      const openSession = page.getByTestId('debug-gateways').locator('[data-testid^="debug-open-"]').first();
+      await openSession.waitFor();
+      await shoot('debugging');
+      await openSession.click();
+      await page.getByTestId('debug-countdown').waitFor();
+      await page.locator('[data-testid="debug-log"][data-loading="false"]').waitFor();
+      await shoot('debugging-session');
 
       await page.goto('/no-such-page');
       await page.getByTestId('not-found').waitFor();

@@ -149,18 +149,6 @@ export function Composer({ onSend, enabled }: Props) {
             data-testid="debug-mode"
           />
         </Form.Item>
-        <Form.Item label={t('debugging.composer.timeout')} className="debug-composer__timeout">
-          <InputNumber<number>
-            value={timeoutMs}
-            min={DEBUG_MIN_TIMEOUT_MS}
-            max={DEBUG_MAX_TIMEOUT_MS}
-            step={500}
-            precision={0}
-            onChange={setTimeoutMs}
-            suffix="ms"
-            data-testid="debug-timeout"
-          />
-        </Form.Item>
       </div>
 
       {mode === 'modbus' ? (
@@ -267,6 +255,20 @@ export function Composer({ onSend, enabled }: Props) {
       </div>
 
       <div className="debug-composer__actions">
+        <label className="debug-composer__timeout" htmlFor="debug-timeout">
+          <span>{t('debugging.composer.timeout')}</span>
+          <InputNumber<number>
+            value={timeoutMs}
+            min={DEBUG_MIN_TIMEOUT_MS}
+            max={DEBUG_MAX_TIMEOUT_MS}
+            step={500}
+            precision={0}
+            onChange={setTimeoutMs}
+            suffix="ms"
+            id="debug-timeout"
+            data-testid="debug-timeout"
+          />
+        </label>
         {mode === 'hex' && (
           <Button
             disabled={!composed.ok || hasValidCrc(composed.bytes)}

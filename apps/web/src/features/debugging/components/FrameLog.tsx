@@ -5,7 +5,7 @@
  * apart, then what the answer means — the registers read (register, hex, unsigned, signed),
  * the register a write changed, the exception with its Modbus name (`MODBUS_EXCEPTIONS`), no
  * answer within the timeout, or why it could not be decoded. Older frames load on demand.
- * Test hooks: `debug-log`, `debug-frame-<id>` (attributes data-timeout, data-write),
+ * Test hooks: `debug-log` (data-loading while the past frames load), `debug-frame-<id>` (attributes data-timeout, data-write),
  * `debug-frame-registers`, `debug-log-more`.
  */
 import { type DebugFrame, MODBUS_EXCEPTIONS, parseHexFrame } from '@ess/contract';
@@ -128,7 +128,12 @@ interface Props {
 export function FrameLog({ frames, timeZone, loading, onMore, loadingMore }: Props) {
   const { t } = useTranslation();
   return (
-    <section className="debug-log" data-testid="debug-log" aria-label={t('debugging.log.title')}>
+    <section
+      className="debug-log"
+      data-testid="debug-log"
+      data-loading={loading}
+      aria-label={t('debugging.log.title')}
+    >
       <header className="debug-log__head">
         <h3>{t('debugging.log.title')}</h3>
         {timeZone && <span className="debug-muted">{t('debugging.log.zone', { zone: timeZone })}</span>}

@@ -1,7 +1,7 @@
 /**
- * The gateways of the caller's scope to debug through (issue 15 item 5): SN, site (name, code,
- * time zone), model and firmware, online state with when it was last heard from, and the
- * "open session" action (online gateways only: the server refuses others with 3033/3034).
+ * The gateways of the caller's scope to debug through (issue 15 item 5): SN, online state with
+ * when it was last heard from (beside the SN, so that a phone shows it without scrolling), site
+ * (name, code, time zone), model and firmware, and the "open session" action (online gateways only: the server refuses others with 3033/3034).
  * Filters: keyword (SN or model, on the server), online. Paged in the browser.
  * Test hooks: `debug-gateways`, `debug-gateway-keyword`, `debug-gateway-online`,
  * `debug-gateway-refresh`, `debug-open-<gatewayId>`.
@@ -46,6 +46,31 @@ export function GatewayList({ onOpen }: Props) {
         render: (_, g) => <code className="debug-sn">{g.sn}</code>,
       },
       {
+        key: 'state',
+        title: t('debugging.gateways.state'),
+        render: (_, g) => {
+          const zone = siteById.get(g.siteId)?.timezone;
+          const seen =
+            g.lastSeenAt === null ? t('debugging.gateways.neverSeen') : formatRelative(g.lastSeenAt);
+          return (
+            <Tooltip
+              title={g.lastSeenAt === null ? null : `${formatDateTime(g.lastSeenAt, zone)} ${zone ?? ''}`}
+            >
+              <span className="debug-state" data-online={g.online}>
+                <span
+                  className={`debug-dot debug-dot--${g.online ? 'online' : 'offline'}`}
+                  aria-hidden="true"
+                />
+                <span className="debug-cell-stack">
+                  <span>{g.online ? t('debugging.gateways.online') : t('debugging.gateways.offline')}</span>
+                  <span className="debug-muted">{seen}</span>
+                </span>
+              </span>
+            </Tooltip>
+          );
+        },
+      },
+      {
         key: 'site',
         title: t('debugging.gateways.site'),
         render: (_, g) => {
@@ -71,31 +96,6 @@ export function GatewayList({ onOpen }: Props) {
             {g.firmwareVersion && <span className="debug-muted">{g.firmwareVersion}</span>}
           </span>
         ),
-      },
-      {
-        key: 'state',
-        title: t('debugging.gateways.state'),
-        render: (_, g) => {
-          const zone = siteById.get(g.siteId)?.timezone;
-          const seen =
-            g.lastSeenAt === null ? t('debugging.gateways.neverSeen') : formatRelative(g.lastSeenAt);
-          return (
-            <Tooltip
-              title={g.lastSeenAt === null ? null : `${formatDateTime(g.lastSeenAt, zone)} ${zone ?? ''}`}
-            >
-              <span className="debug-state" data-online={g.online}>
-                <span
-                  className={`debug-dot debug-dot--${g.online ? 'online' : 'offline'}`}
-                  aria-hidden="true"
-                />
-                <span className="debug-cell-stack">
-                  <span>{g.online ? t('debugging.gateways.online') : t('debugging.gateways.offline')}</span>
-                  <span className="debug-muted">{seen}</span>
-                </span>
-              </span>
-            </Tooltip>
-          );
-        },
       },
       {
         key: 'action',

@@ -292,7 +292,7 @@ export function SessionView({ gatewayId, onBack }: Props) {
         <Alert
           type="warning"
           showIcon
-          message={t('debugging.session.endedText')}
+          title={t('debugging.session.endedText')}
           action={
             <Button
               size="small"
@@ -309,7 +309,7 @@ export function SessionView({ gatewayId, onBack }: Props) {
         <Alert
           type={phase.kind === 'busy' ? 'warning' : 'error'}
           showIcon
-          message={phase.text}
+          title={phase.text}
           data-testid="debug-problem"
           action={
             <Button
@@ -329,7 +329,7 @@ export function SessionView({ gatewayId, onBack }: Props) {
           showIcon
           closable
           onClose={() => setProblem(null)}
-          message={problem}
+          title={problem}
           data-testid="debug-problem"
         />
       )}

@@ -32,7 +32,7 @@ export default function DebuggingPage() {
     <div className="debug-page" data-testid="debugging">
       {gatewayId === null ? (
         <>
-          <Alert type="info" showIcon className="debug-intro" message={t('debugging.intro')} />
+          <Alert type="info" showIcon className="debug-intro" title={t('debugging.intro')} />
           <GatewayList onOpen={open} />
         </>
       ) : (
