@@ -12,6 +12,7 @@ import {
   type AnyPgColumn,
   boolean,
   char,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -906,3 +907,93 @@ export type DebugFrameErrorRecord =
   | { kind: 'offline' }
   | { kind: 'sendFailed'; detail: string }
   | { kind: 'badReply' };
+
+/* ───────────── Firmware packages (issue 16 item 1; devices/firmware-store.ts, modules/firmware) ───────────── */
+
+/** PostgreSQL `bytea` (Drizzle 0.45 has no built-in): a Buffer in, a Buffer or Uint8Array out. */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+});
+
+/**
+ * A firmware package (contract api/firmware.ts). `state`: `uploading` (its chunks are being
+ * written; invisible to every call, deleted when the upload fails, and swept when its
+ * `updated_at` — touched by every chunk — is older than the stale-upload age: the instance
+ * died) → `unused` → `published` ⇄ `disabled`. `size_bytes`, `sha256` (lower-case hex) and
+ * `uploaded_at` are set when the whole file is in. `chunk_bytes`: the size of every chunk but
+ * the last. A version is unique per device type among finished packages
+ * (`firmware_package_type_version_uq`; a second upload of it fails at the end with 7032).
+ * `company_id`: the uploader's company (a platform package is offered to every company).
+ */
+export const firmwarePackage = pgTable(
+  'firmware_package',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    name: text('name').notNull(),
+    version: text('version').notNull(),
+    /** contract DEVICE_TYPES */
+    deviceType: text('device_type').notNull(),
+    /** Models it is for; empty: every model of the type. */
+    models: jsonb('models').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    releaseNoteZh: text('release_note_zh'),
+    releaseNoteEn: text('release_note_en'),
+    fileName: text('file_name').notNull(),
+    sizeBytes: integer('size_bytes').notNull().default(0),
+    sha256: text('sha256'),
+    chunkBytes: integer('chunk_bytes').notNull(),
+    state: text('state').notNull().default('uploading'),
+    uploaderId: integer('uploader_id').references(() => employee.id, { onDelete: 'set null' }),
+    /** The uploader's name at the upload (kept when the employee goes). */
+    uploaderName: text('uploader_name').notNull(),
+    uploadedAt: timestamp('uploaded_at', { withTimezone: true }),
+    stateChangedAt: timestamp('state_changed_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('firmware_package_type_version_uq')
+      .on(t.deviceType, t.version)
+      .where(sql`state <> 'uploading'`),
+    index('firmware_package_company_idx').on(t.companyId, t.uploadedAt),
+    index('firmware_package_uploading_idx')
+      .on(t.updatedAt)
+      .where(sql`state = 'uploading'`),
+  ],
+);
+
+/** The bytes of a package: chunk `seq` (0-based) holds bytes `seq × chunk_bytes …`. */
+export const firmwareChunk = pgTable(
+  'firmware_chunk',
+  {
+    packageId: integer('package_id')
+      .notNull()
+      .references(() => firmwarePackage.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    data: bytea('data').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.packageId, t.seq] })],
+);
+
+/**
+ * A device download token (`GET /ota/<token>`): stored as its SHA-256 (hex), bound to one
+ * package and one device, valid until `expires_at`; used as often as the device needs (resume)
+ * until then. Expired rows are swept with stale uploads.
+ */
+export const firmwareDownloadToken = pgTable(
+  'firmware_download_token',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    packageId: integer('package_id')
+      .notNull()
+      .references(() => firmwarePackage.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('firmware_download_token_expires_idx').on(t.expiresAt)],
+);
