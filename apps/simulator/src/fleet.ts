@@ -126,7 +126,22 @@ export interface FleetDevice {
   sn: string;
   type: DeviceType;
   model: string;
+  /** Firmware it runs when the fleet is built (an upgrade changes what the gateway reports: ota.ts). */
+  firmware: string;
 }
+
+/**
+ * Firmware the devices behind a gateway run out of the box, by type (vendor strings; the EMS's
+ * own is its profile's `firmware`).
+ */
+export const DEVICE_FIRMWARE: Readonly<Record<Exclude<DeviceType, 'ems'>, string>> = {
+  pcs: 'PCS-1.6.2',
+  bms: 'BMS-3.0.4',
+  meter: 'MTR-1.2.0',
+  pv: 'PVI-2.1.5',
+  air_conditioner: 'AC-1.0.7',
+  env_sensor: 'ENV-1.1.0',
+};
 
 /** A site of the fleet: what the model needs plus what the server registers. */
 export interface FleetSite extends SiteSpec {
@@ -262,6 +277,7 @@ export function buildFleet(opts: FleetOptions): FleetSite[] {
       sn: deviceSn(DEVICE_PREFIX[type], siteCode),
       type,
       model: profile.models[type],
+      firmware: type === 'ems' ? profile.firmware : DEVICE_FIRMWARE[type],
     }));
     out.push({
       siteCode,

@@ -18,6 +18,12 @@
  *   given (so they survive a restart), the model following them; publishes each device's
  *   `params` report (`cause: 'startup'`) after every birth, and (`cause: 'local'`) after a
  *   change made on the device ({@link SimGateway.localChange}, a register write).
+ * - Firmware upgrades (ota.ts `OtaAgent`): `ota_upgrade` answered at once, then a real HTTP
+ *   download with resume, progress events on `ess/v1/<SN>/ota`, and a reboot: the gateway's own
+ *   upgrade ends its MQTT connection (clean death) for the reboot time and reconnects with a
+ *   birth carrying the new firmware; a device behind it drops out of telemetry for that time,
+ *   then the gateway publishes its birth again. What each device runs is kept in
+ *   `paramsDir/<SN>.firmware.json` when `paramsDir` is given.
  * - Test switches: {@link SimGateway.refuseParam} (a device refuses a key with its own reason),
  *   {@link SimGateway.silence} (a command name is never answered), {@link SimGateway.localChange}
  *   (drift).
@@ -44,6 +50,7 @@ import {
   type ParamChangeResult,
   type ParamsSnapshot,
   type ParamValue,
+  PROTOCOL_VERSION,
 } from '@ess/contract';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { FleetSite } from './fleet';
@@ -57,6 +64,14 @@ import {
   type SiteState,
   step,
 } from './model/site';
+import {
+  loadFirmware,
+  OtaAgent,
+  type OtaEvent,
+  type OtaOptions,
+  type OtaTestFailure,
+  saveFirmware,
+} from './ota';
 import {
   brokerAddressOf,
   changeParams,
@@ -143,9 +158,12 @@ export interface GatewayOptions {
   seed?: number;
   /**
    * Folder of the devices' parameter files (`<gatewaySn>.json`, params.ts): read at start,
-   * written at every change. Absent: the parameters live only as long as the gateway.
+   * written at every change. Absent: the parameters live only as long as the gateway. The
+   * devices' firmware is kept there too (`<gatewaySn>.firmware.json`, ota.ts).
    */
   paramsDir?: string;
+  /** Firmware upgrades: SOC threshold, phase times, download tuning (ota.ts). */
+  ota?: OtaOptions;
 }
 
 const MAX_STEPS_PER_ADVANCE = 20_000;
@@ -197,6 +215,17 @@ export class SimGateway {
   private readonly refusals = new Map<string, Map<string, string>>();
   private readonly silenced = new Set<string>();
   private readonly pendingReplies = new Set<ReturnType<typeof setTimeout>>();
+  /** What each device runs, by SN (the gateway's own included). */
+  private firmwareBySn: Record<string, string>;
+  /** The gateway's upgrades. */
+  readonly ota: OtaAgent;
+  /** Rebooting after its own upgrade: offline on purpose, reconnecting when the time is up. */
+  private rebooting = false;
+  /** Devices behind the gateway rebooting after an upgrade (left out of telemetry). */
+  private readonly rebootingDevices = new Set<string>();
+  private readonly rebootTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** Called after each birth is published. */
+  private readonly birthWaiters: Array<() => void> = [];
 
   constructor(opts: GatewayOptions) {
     this.opts = opts;
@@ -216,6 +245,141 @@ export class SimGateway {
       ? loadGatewayParams(opts.paramsDir, this.site, broker, (m) => this.log.warn(`${this.sn}: ${m}`))
       : initialGatewayParams(this.site, broker);
     this.state = applySettings(this.state, settingsOf(this.deviceParams));
+    this.firmwareBySn = loadFirmware(opts.paramsDir, this.site, (m) => this.log.warn(`${this.sn}: ${m}`));
+    this.ota = new OtaAgent(
+      {
+        site: this.site,
+        publish: (e) => this.publishOta(e),
+        readings: () => this.readings,
+        speed: () => this.opts.clock?.speed ?? 1,
+        firmware: (sn) => this.firmwareBySn[sn] ?? '',
+        install: (sn, version) => this.install(sn, version),
+        reboot: (sn, offMs) => this.reboot(sn, offMs),
+        log: (m) => this.log.info(m),
+      },
+      opts.ota,
+    );
+  }
+
+  /** Firmware device `sn` (the gateway or a device behind it) runs now; undefined for another SN. */
+  firmwareOf(sn: string): string | undefined {
+    return this.firmwareBySn[sn];
+  }
+
+  /**
+   * Test switch: upgrades of `deviceSn` (every device when omitted) fail in way `mode` (ota.ts
+   * `OTA_TEST_FAILURES`) until {@link clearOtaFailures}.
+   */
+  failOta(mode: OtaTestFailure, deviceSn?: string): void {
+    this.ota.failWith(mode, deviceSn);
+  }
+
+  /** Test switch: the next download of `deviceSn` (of any device) drops its connection halfway, once. */
+  dropOtaDownloadOnce(deviceSn?: string): void {
+    this.ota.dropOnce(deviceSn);
+  }
+
+  /** Ends the OTA test switches (of one device, or all). */
+  clearOtaFailures(deviceSn?: string): void {
+    this.ota.clearFailures(deviceSn);
+  }
+
+  /** Device `sn` now runs `version`: kept (file when `paramsDir`), reported in the next birth. */
+  private install(sn: string, version: string): void {
+    this.firmwareBySn = { ...this.firmwareBySn, [sn]: version };
+    if (this.opts.paramsDir) {
+      try {
+        saveFirmware(this.opts.paramsDir, this.sn, this.firmwareBySn);
+      } catch (e) {
+        this.fail(`firmware not saved: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /** Publishes an upgrade progress event on `ess/v1/<SN>/ota`. */
+  private publishOta(e: OtaEvent): void {
+    this.publish(
+      deviceTopic(this.sn, 'ota'),
+      {
+        v: PROTOCOL_VERSION,
+        id: `o-${this.stamp}-${++this.seq}`,
+        ts: this.deviceTime(this.opts.clock?.now() ?? this.state.timeMs),
+        ...e,
+      },
+      false,
+    );
+  }
+
+  /** The birth payload now (what every device runs). */
+  private birth(): object {
+    return buildStatus(this.site, this.deviceTime(this.opts.clock?.now() ?? this.state.timeMs), true, {
+      intervalS: this.intervalS,
+      firmware: this.firmwareBySn,
+    });
+  }
+
+  /** Resolves after the next birth is published (or at once when stopping). */
+  private nextBirth(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => this.birthWaiters.push(resolve));
+  }
+
+  /**
+   * The reboot after an upgrade. The gateway itself: clean death (retained), MQTT connection
+   * closed for `offMs`, then reconnect (birth with the new firmware; what it measured meanwhile
+   * follows, as after a dropout). A device behind it: out of telemetry for `offMs`, then the
+   * gateway's birth again. Resolves once that birth is published.
+   */
+  private async reboot(sn: string, offMs: number): Promise<void> {
+    const client = this.client;
+    if (!client || this.stopping) return;
+    const back = this.nextBirth();
+    if (sn !== this.sn) {
+      this.rebootingDevices.add(sn);
+      const t = setTimeout(() => {
+        this.rebootTimers.delete(t);
+        this.rebootingDevices.delete(sn);
+        this.publish(deviceTopic(this.sn, 'status'), this.birth(), true);
+        this.births();
+      }, offMs);
+      this.rebootTimers.add(t);
+      return back;
+    }
+    this.rebooting = true;
+    this.log.info(`${this.sn}: rebooting for ${offMs} ms`);
+    if (client.connected && !this.away) {
+      const death = buildStatus(
+        this.site,
+        this.deviceTime(this.opts.clock?.now() ?? this.state.timeMs),
+        false,
+        {
+          reason: 'clean',
+        },
+      );
+      await Promise.race([
+        client
+          .publishAsync(deviceTopic(this.sn, 'status'), JSON.stringify(death), { qos: 1, retain: true })
+          .catch(() => {}),
+        sleep(3000),
+      ]);
+    }
+    this.away = true; // what it measures meanwhile waits in the backlog
+    await Promise.race([client.endAsync(), sleep(3000)]);
+    if (this.stopping) return;
+    const t = setTimeout(() => {
+      this.rebootTimers.delete(t);
+      if (this.stopping) return;
+      this.rebooting = false;
+      this.returning = true;
+      client.reconnect();
+    }, offMs);
+    this.rebootTimers.add(t);
+    return back;
+  }
+
+  /** Tells the birth waiters. */
+  private births(): void {
+    for (const w of this.birthWaiters.splice(0)) w();
   }
 
   /** The devices' parameters now (read them, don't mutate them). */
@@ -351,11 +515,8 @@ export class SimGateway {
         const backlog = this.backlog.splice(0);
         this.away = false;
         this.returning = false;
-        this.publish(
-          statusTopic,
-          buildStatus(this.site, this.deviceTime(this.state.timeMs), true, { intervalS: this.intervalS }),
-          true,
-        );
+        this.publish(statusTopic, this.birth(), true);
+        this.births();
         for (const m of backlog) this.publish(m.topic, m.payload, m.retain);
         // what each device runs, after every start and reconnect
         for (const d of this.site.devices) if (hasParams(d.type)) this.reportParams(d.sn, 'startup');
@@ -414,6 +575,7 @@ export class SimGateway {
           id: `${this.stamp}-${++this.seq}`,
           ts: this.deviceTime(t),
           withCells,
+          ...(this.rebootingDevices.size > 0 ? { skip: this.rebootingDevices } : {}),
         });
         if (this.publish(deviceTopic(this.sn, 'telemetry'), payload, false)) this.stats.telemetry++;
       }
@@ -435,8 +597,12 @@ export class SimGateway {
     const client = this.client;
     if (!client || this.stopping) return;
     this.stopping = true;
+    this.ota.stop();
     for (const t of this.pendingReplies) clearTimeout(t);
     this.pendingReplies.clear();
+    for (const t of this.rebootTimers) clearTimeout(t);
+    this.rebootTimers.clear();
+    this.births();
     if (client.connected) {
       const death = buildStatus(this.site, this.deviceTime(this.state.timeMs), false, { reason: 'clean' });
       await Promise.race([
@@ -454,7 +620,7 @@ export class SimGateway {
   /** Drops the connection at the start of an outage window, reconnects at its end. */
   private dropout(simNowMs: number): void {
     const client = this.client;
-    if (!client || this.stopping) return;
+    if (!client || this.stopping || this.rebooting) return;
     const out = dropoutAt(this.opts.seed ?? 1, this.sn, simNowMs) !== null;
     if (out && !this.away && client.connected) {
       this.away = true;
@@ -517,6 +683,7 @@ export class SimGateway {
           ...(this.readings ? { readings: this.readings } : {}),
           refusals: this.refusals,
         },
+        ota: (params) => this.ota.command(params),
       },
       raw,
     );

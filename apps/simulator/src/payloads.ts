@@ -39,6 +39,7 @@ import type { z } from 'zod';
 import type { FleetSite } from './fleet';
 import type { AlarmEvent } from './model/alarms';
 import { applySettings, type SiteReadings, type SiteState, setTouPlan } from './model/site';
+import type { OtaAnswer } from './ota';
 import { changeParams, type GatewayParams, settingsOf, snapshotOf, withDevice } from './params';
 import { answerFrame, busTimeMs } from './registers';
 
@@ -47,39 +48,58 @@ export function snOf(site: FleetSite, type: DeviceType): string | undefined {
   return site.devices.find((d) => d.type === type)?.sn;
 }
 
-/** Birth (`online: true`) or death payload of the status topic. */
+/**
+ * Birth (`online: true`) or death payload of the status topic. The birth carries the firmware
+ * the gateway runs (`firmware`) and each device behind it (`devices[]`: SN, firmware, model):
+ * `opts.firmware` by SN (what an upgrade installed, ota.ts), else the fleet's.
+ */
 export function buildStatus(
   site: FleetSite,
   ts: number,
   online: boolean,
-  opts: { reason?: Exclude<OfflineReason, 'timeout'>; intervalS?: number } = {},
+  opts: {
+    reason?: Exclude<OfflineReason, 'timeout'>;
+    intervalS?: number;
+    firmware?: Readonly<Record<string, string>>;
+  } = {},
 ): StatusPayload {
   if (!online) return { v: PROTOCOL_VERSION, ts, online, reason: opts.reason ?? 'clean' };
+  const behind = site.devices.filter((d) => d.sn !== site.gatewaySn);
   return {
     v: PROTOCOL_VERSION,
     ts,
     online,
-    firmware: site.firmware,
+    firmware: opts.firmware?.[site.gatewaySn] ?? site.firmware,
     model: site.devices.find((d) => d.type === 'ems')?.model ?? site.profile,
     ...(opts.intervalS ? { intervalS: opts.intervalS } : {}),
+    ...(behind.length > 0
+      ? {
+          devices: behind.map((d) => ({
+            sn: d.sn,
+            firmware: opts.firmware?.[d.sn] ?? d.firmware,
+            model: d.model,
+          })),
+        }
+      : {}),
   };
 }
 
 /**
  * Telemetry of all devices of the site from one step's readings. `withCells` adds the BMS
- * per-cell arrays (the gateway does that on every 5th message).
+ * per-cell arrays (the gateway does that on every 5th message); devices in `skip` (rebooting
+ * after an upgrade) are left out.
  */
 export function buildTelemetry(
   site: FleetSite,
   readings: SiteReadings,
-  opts: { id: string; ts: number; withCells: boolean },
+  opts: { id: string; ts: number; withCells: boolean; skip?: ReadonlySet<string> },
 ): TelemetryPayload {
   const devices: TelemetryPayload['devices'] = [];
   // Devices in the contract's order of types (gateway first).
   for (const type of DEVICE_TYPES) {
     const points = readings[type];
     const sn = snOf(site, type);
-    if (!points || !sn) continue;
+    if (!points || !sn || opts.skip?.has(sn)) continue;
     devices.push({
       sn,
       type,
@@ -135,6 +155,8 @@ export interface CommandContext {
   simNowMs: number;
   /** Absent: the parameter, debugging and initialization commands are refused. */
   devices?: DevicesContext;
+  /** The gateway's upgrades (ota.ts `OtaAgent.command`); absent: `ota_upgrade` is refused. */
+  ota?: (params: Record<string, unknown>) => OtaAnswer;
 }
 
 export interface CommandOutcome {
@@ -243,6 +265,8 @@ export function staleVersionRefusal(
  * - `debug_frame` `{port, hex, timeoutMs}`: answered from the register map (registers.ts) after
  *   the bus time (`delayMs`), or `hex: null` after `timeoutMs` when no device answers; a write
  *   that is applied is reported as a local change;
+ * - `ota_upgrade` (contract device/ota.ts): answered by the gateway's OTA agent (`ctx.ota`,
+ *   ota.ts: accepted and run in the background, or refused with `result: {reason}`);
  * - anything else: `ok: false`. A message that is not JSON or has no string `id` gets no reply.
  */
 export function handleCommand(ctx: CommandContext, raw: Buffer | string): CommandOutcome {
@@ -275,6 +299,17 @@ export function handleCommand(ctx: CommandContext, raw: Buffer | string): Comman
   }
   const params = parsed.data.params;
   switch (name as CommandName) {
+    case 'ota_upgrade': {
+      const a = ctx.ota?.(params) ?? { ok: false, error: 'ota_upgrade: this gateway cannot upgrade' };
+      return {
+        ...keep,
+        name,
+        reply: reply(a.ok, ctx.clockOffsetMs, {
+          ...(a.error ? { error: a.error.slice(0, 500) } : {}),
+          ...(a.result ? { result: a.result } : {}),
+        }),
+      };
+    }
     case 'time_sync': {
       const serverTs = params.serverTs;
       if (typeof serverTs !== 'number' || !Number.isFinite(serverTs) || serverTs <= 0) {
