@@ -1,7 +1,8 @@
 /**
- * Log retention (db/log-retention.ts): operation and connection log rows past LOG_RETENTION_DAYS
- * and mails sent more than MAIL_RETENTION_DAYS ago are deleted; younger rows, and queued or
- * failed mails of any age, stay. More rows than one batch go in one run.
+ * Log retention (jobs/log-retention.ts): operation and connection log rows and debugging frames
+ * and sessions past LOG_RETENTION_DAYS, and mails sent more than MAIL_RETENTION_DAYS ago, are
+ * deleted; younger rows, and queued or failed mails of any age, stay. More rows than one batch go
+ * in one run.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,9 +50,47 @@ describe.each(engines)('log retention on %s', (engine) => {
     await db.execute(mail('queued', null, 200));
     await db.execute(mail('failed', null, 200));
 
+    // Debugging: a session that ended 400 days ago with its frame, and a recent one with a frame.
+    const [admin] = rowsOf<{ id: number; company_id: number }>(
+      await db.execute(sql`SELECT id, company_id FROM employee ORDER BY id LIMIT 1`),
+    );
+    const [gw] = rowsOf<{ id: number }>(
+      await db.execute(sql`
+        INSERT INTO site (company_id, code, name) VALUES (${admin!.company_id}, ${`R${engine}`}, 'retention')
+        RETURNING id`),
+    );
+    const [gateway] = rowsOf<{ id: number }>(
+      await db.execute(sql`
+        INSERT INTO device (company_id, site_id, sn, type) VALUES (${admin!.company_id}, ${gw!.id}, ${`RET-${engine}`}, 'ems')
+        RETURNING id`),
+    );
+    const session = (id: string, days: number) => sql`
+      INSERT INTO debug_session (id, gateway_id, company_id, employee_id, opened_at, expires_at, closed_at)
+      VALUES (${id}, ${gateway!.id}, ${admin!.company_id}, ${admin!.id}, ${daysAgo(days)}::timestamptz,
+              ${daysAgo(days)}::timestamptz, ${daysAgo(days)}::timestamptz)`;
+    const frame = (sessionId: string, days: number) => sql`
+      INSERT INTO debug_frame (session_id, gateway_id, company_id, employee_id, at, port, request_hex)
+      VALUES (${sessionId}, ${gateway!.id}, ${admin!.company_id}, ${admin!.id}, ${daysAgo(days)}::timestamptz,
+              'internal', '01 04 00 00 00 01 31 CA')`;
+    await db.execute(session(`old-${marker}`, 400));
+    await db.execute(frame(`old-${marker}`, 400));
+    await db.execute(session(`new-${marker}`, 5));
+    await db.execute(frame(`new-${marker}`, 5));
+
     const purged = await purgeExpiredLogs(db, { logDays: 365, sentMailDays: 90 }, NOW);
 
-    expect(purged).toEqual({ operationLog: 12_000, connectionLog: 1, sentMail: 1 });
+    expect(purged).toEqual({
+      operationLog: 12_000,
+      connectionLog: 1,
+      sentMail: 1,
+      debugFrames: 1,
+      debugSessions: 1,
+    });
+    expect(
+      rowsOf<{ id: string }>(
+        await db.execute(sql`SELECT session_id AS id FROM debug_frame WHERE gateway_id = ${gateway!.id}`),
+      ),
+    ).toEqual([{ id: `new-${marker}` }]);
     expect(await count(sql`SELECT count(*)::int AS n FROM operation_log WHERE account = ${marker}`)).toBe(3);
     expect(
       rowsOf<{ online: boolean }>(
@@ -68,6 +107,8 @@ describe.each(engines)('log retention on %s', (engine) => {
       operationLog: 0,
       connectionLog: 0,
       sentMail: 0,
+      debugFrames: 0,
+      debugSessions: 0,
     });
   });
 });

@@ -231,7 +231,7 @@ describe.each(engines)('the app assembled on %s', (engine) => {
     expect(row).toMatchObject({
       state: 'succeeded',
       claimedBy: ctx.app.scheduler.instanceId,
-      result: { operationLog: 0, connectionLog: 0, sentMail: 0 },
+      result: { operationLog: 0, connectionLog: 0, sentMail: 0, debugFrames: 0, debugSessions: 0 },
     });
   });
 });

@@ -65,7 +65,7 @@ export const jobsPlugin = fp<JobsPluginOptions>(
       catchUp: true,
       run: async ({ fireAt }) => {
         const purged = await purgeExpiredLogs(db, config.logRetention, fireAt);
-        if (purged.operationLog || purged.connectionLog || purged.sentMail) {
+        if (Object.values(purged).some((n) => n > 0)) {
           log.info({ purged }, 'log rows past their retention deleted');
         }
         return purged;

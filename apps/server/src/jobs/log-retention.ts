@@ -8,6 +8,9 @@
  *   network logs "不少于六个月" (no less than six months).
  * - `mail_outbox`: mails *sent* more than `MAIL_RETENTION_DAYS` (default 90) ago are deleted;
  *   queued and failed mails are never deleted (they are still to be delivered).
+ * - `debug_frame` (frames relayed by transparent debugging, modules/debug) older than
+ *   `LOG_RETENTION_DAYS`, as the operation log that also names them; then `debug_session` rows
+ *   that expired before the cutoff (every frame extends its session, so their frames went too).
  *
  * Rows go in batches of {@link BATCH_ROWS} so a first run over a large table never holds one long
  * transaction. The log tables are read by their `ts` index (`device_connection_log` has only
@@ -27,6 +30,8 @@ export interface PurgedRows {
   operationLog: number;
   connectionLog: number;
   sentMail: number;
+  debugFrames: number;
+  debugSessions: number;
 }
 
 /** Deletes, batch by batch, the rows `select` (a `SELECT id … LIMIT` of `table`) names. */
@@ -65,6 +70,16 @@ export async function purgeExpiredLogs(
       db,
       sql`mail_outbox`,
       sql`SELECT id FROM mail_outbox WHERE state = 'sent' AND sent_at < ${mailCutoff}::timestamptz`,
+    ),
+    debugFrames: await deleteInBatches(
+      db,
+      sql`debug_frame`,
+      sql`SELECT id FROM debug_frame WHERE at < ${logCutoff}::timestamptz`,
+    ),
+    debugSessions: await deleteInBatches(
+      db,
+      sql`debug_session`,
+      sql`SELECT id FROM debug_session WHERE expires_at < ${logCutoff}::timestamptz`,
     ),
   };
 }
