@@ -177,7 +177,7 @@ export function Composer({ onSend, enabled }: Props) {
             />
           </Form.Item>
           <Form.Item
-            label={t('debugging.composer.register')}
+            label={t(draft.fn === 6 ? 'debugging.composer.registerOne' : 'debugging.composer.register')}
             className="debug-composer__num"
             {...errorAt('register')}
           >

@@ -1525,6 +1525,7 @@ const enUS: Resources = {
         '16': 'Write multiple registers',
       },
       register: 'First register',
+      registerOne: 'Register',
       count: 'Register count',
       value: 'Value',
       values: 'Values',

@@ -1494,6 +1494,7 @@ const zhCN = {
         '16': '写多个寄存器',
       },
       register: '起始寄存器',
+      registerOne: '寄存器',
       count: '寄存器数量',
       value: '写入值',
       values: '写入值（多个）',
