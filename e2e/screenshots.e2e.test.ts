@@ -208,6 +208,10 @@ describe('every screen', () => {
       await page.getByTestId('soc-chart').scrollIntoViewIfNeeded();
       await shoot('chargestrategy-preview');
 
+      await page.goto('/paramsconfig');
+      await page.getByTestId('params-form').waitFor();
+      await shoot('paramsconfig');
+
       await page.goto('/deviceDebugging');
       const openSession = page.getByTestId('debug-gateways').locator('[data-testid^="debug-open-"]').first();
       await openSession.waitFor();
