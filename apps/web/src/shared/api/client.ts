@@ -21,6 +21,8 @@
  *   - network / HTTP errors: their message.
  * - An endpoint that answers a file (`file` set: the xlsx export) goes through
  *   {@link requestFile} instead, which streams it with progress.
+ * - An endpoint whose body is a file (`upload` set: a firmware package) goes through
+ *   {@link requestUpload}: the file as the raw body, the fields in the query string, progress.
  */
 import {
   type ApiEnvelope,
@@ -373,4 +375,40 @@ export async function requestFile<E extends Endpoint>(
     blob: new Blob(chunks as BlobPart[], { type: response.headers.get('content-type') || file.mime }),
     headers: response.headers,
   };
+}
+
+export interface UploadOptions extends Pick<RequestOptions, 'errorText'> {
+  signal?: AbortSignal;
+  /** Called as the body goes out, with the bytes sent so far and the total (bytes). */
+  onProgress?: (sent: number, total: number) => void;
+}
+
+/**
+ * POST `file` as the raw body of an endpoint with `upload` set (contract define.ts: the body is
+ * `endpoint.upload.mime`, streamed by the server; `query` — the request schema's fields, already
+ * encoded, e.g. `firmwareUploadQuery(...)` — is the query string) and resolve with the answer's
+ * `data`. Goes through the shared client, so the X-Token, the language, the expired-token
+ * refresh (the file is sent again) and the spec §8 handling are the same as for JSON calls; no
+ * timeout (a large file on a slow link may take longer than a call; `signal` aborts it).
+ * @throws ApiError for a refusal; axios' CanceledError when `signal` aborts; TypeError for an
+ * endpoint without `upload` or a file larger than its `maxBytes` (nothing is sent).
+ */
+export async function requestUpload<E extends Endpoint>(
+  endpoint: E,
+  query: string,
+  file: Blob,
+  { signal, onProgress, errorText }: UploadOptions = {},
+): Promise<EndpointResponse<E>> {
+  const upload = endpoint.upload;
+  if (!upload) throw new TypeError(`${endpoint.path} takes JSON: use request`);
+  if (file.size > upload.maxBytes)
+    throw new TypeError(`${endpoint.path}: file larger than ${upload.maxBytes} bytes`);
+  const res = await client.post<ApiEnvelope<EndpointResponse<E>>>(`${endpoint.path}?${query}`, file, {
+    headers: { 'Content-Type': upload.mime },
+    timeout: 0,
+    signal,
+    errorText,
+    onUploadProgress: (e) => onProgress?.(e.loaded, e.total ?? file.size),
+  });
+  return res.data.data;
 }

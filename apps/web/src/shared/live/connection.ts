@@ -48,10 +48,13 @@ export interface SocketLike {
 
 const OPEN = 1;
 
-/** Messages of a channel: `fleet` snapshots, `device:<id>` readings, `delivery:<kind>` changes. */
+/**
+ * Messages of a channel: `fleet` snapshots, `device:<id>` readings, `delivery:<kind>` changes,
+ * `upgrade` batch changes.
+ */
 export type ChannelMessage = Extract<
   LiveServerMessage,
-  { type: 'fleet' } | { type: 'device' } | { type: 'delivery' }
+  { type: 'fleet' } | { type: 'device' } | { type: 'delivery' } | { type: 'upgrade' }
 >;
 
 export interface LiveDeps {
@@ -74,6 +77,7 @@ export function channelOf(message: LiveServerMessage): string | undefined {
   if (message.type === 'fleet') return 'fleet';
   if (message.type === 'device') return `device:${message.deviceId}`;
   if (message.type === 'delivery') return `delivery:${message.kind}`;
+  if (message.type === 'upgrade') return 'upgrade';
   return undefined;
 }
 

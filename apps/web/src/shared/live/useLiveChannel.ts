@@ -8,6 +8,7 @@ import {
   type LiveDeliveryMessage,
   type LiveDeviceMessage,
   type LiveFleetMessage,
+  type LiveUpgradeMessage,
 } from '@ess/contract';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { refreshExpiredToken } from '../api/client';
@@ -46,7 +47,9 @@ type ChannelData<C extends string> = C extends 'fleet'
     ? LiveDeviceMessage
     : C extends `delivery:${string}`
       ? LiveDeliveryMessage
-      : ChannelMessage;
+      : C extends 'upgrade'
+        ? LiveUpgradeMessage
+        : ChannelMessage;
 
 /**
  * Listen to `channel` while mounted (null: listen to nothing). Returns the latest message of
