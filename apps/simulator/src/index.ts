@@ -8,6 +8,7 @@
  *     const fleet = await startFleet({ url: 'mqtt://127.0.0.1:1883', sites, credentials });
  *     fleet.injectFault('SHA-C001', 'overcharge');
  *     fleet.gateway('SHA-C001')?.refuseParam('AC-SHA-C001-01', 'cooling_start_c', 'locked on site');
+ *     fleet.gateway('SHA-C001')?.failOta('checksum_mismatch', 'PCS-SHA-C001-01');
  *     await fleet.stop();
  *
  * Standalone: `npm run sim -- --url mqtt://host:1883 --sites 5` (cli.ts).
@@ -17,11 +18,13 @@ import type { IClientOptions } from 'mqtt';
 import type { FleetSite } from './fleet';
 import { type GatewayStats, type Logger, type SimClock, SimGateway } from './gateway';
 import { FAULT_KINDS, type FaultKind, type SiteState } from './model/site';
+import type { OtaOptions } from './ota';
 import { createSimSite } from './sim-site';
 
 export {
   buildFleet,
   CITIES,
+  DEVICE_FIRMWARE,
   deviceSn,
   type FleetDevice,
   type FleetOptions,
@@ -50,6 +53,18 @@ export {
 export { PROFILES, type ProfileId } from './model/profiles';
 export { type SiteSettings, settingsFromParams } from './model/settings';
 export { FAULT_KINDS, type FaultKind, type SiteReadings, type SiteState } from './model/site';
+export {
+  DEFAULT_OTA_TIMINGS,
+  firmwareFile,
+  OTA_MIN_SOC_PCT,
+  OTA_TEST_FAILURES,
+  OtaAgent,
+  type OtaOptions,
+  type OtaStats,
+  type OtaTestFailure,
+  type OtaTimings,
+} from './ota';
+export { DownloadError, type DownloadResult, downloadPackage } from './ota-download';
 export {
   type DeviceParams,
   type GatewayParams,
@@ -106,6 +121,8 @@ export interface StartFleetOptions {
    * survive a restart of the fleet (the demo: `DATA_DIR/demo-params`). Absent: kept in memory.
    */
   paramsDir?: string;
+  /** Firmware upgrades of every gateway: SOC threshold, phase times, download tuning (ota.ts). */
+  ota?: OtaOptions;
 }
 
 export interface RunningFleet {
@@ -165,6 +182,7 @@ export async function startFleet(opts: StartFleetOptions): Promise<RunningFleet>
         ...(opts.logger ? { logger: opts.logger } : {}),
         ...(opts.mqtt ? { mqtt: opts.mqtt } : {}),
         ...(opts.paramsDir ? { paramsDir: opts.paramsDir } : {}),
+        ...(opts.ota ? { ota: opts.ota } : {}),
       }),
   );
   const bySite = new Map<string, SimGateway>();

@@ -119,6 +119,11 @@ export interface OtaStats {
   /** HTTP requests made, and those of them that resumed with a Range. */
   requests: number;
   ranged: number;
+  /** Wall clock (epoch ms) when the first download started and the last one ended; 0: none yet. */
+  firstDownloadAtMs: number;
+  lastDownloadEndMs: number;
+  /** Sum of the downloads' durations, real ms (completed ones). */
+  downloadMs: number;
 }
 
 interface Job {
@@ -138,6 +143,9 @@ export class OtaAgent {
     bytes: 0,
     requests: 0,
     ranged: 0,
+    firstDownloadAtMs: 0,
+    lastDownloadEndMs: 0,
+    downloadMs: 0,
   };
   private readonly host: OtaHost;
   private readonly opts: OtaOptions;
@@ -290,6 +298,8 @@ export class OtaAgent {
     const drop = this.takeDrop(sn);
     let vanished = false;
     let result: Awaited<ReturnType<typeof downloadPackage>>;
+    const startedAt = Date.now();
+    if (this.stats.firstDownloadAtMs === 0) this.stats.firstDownloadAtMs = startedAt;
     try {
       result = await downloadPackage({
         url: p.url,
@@ -330,6 +340,9 @@ export class OtaAgent {
       fail('download_error', (e as Error).message);
       return;
     }
+    const endedAt = Date.now();
+    this.stats.lastDownloadEndMs = Math.max(this.stats.lastDownloadEndMs, endedAt);
+    this.stats.downloadMs += endedAt - startedAt;
     this.stats.bytes += result.bytes;
     this.stats.requests += result.requests;
     this.stats.ranged += result.ranged;
