@@ -5,7 +5,7 @@
  * text field for addresses and numbers (IP, mask, SIM, host). `status="error"` while the value
  * has an issue. Test hook: `param-input-<key>`.
  */
-import { DEFAULT_SITE_TIMEZONE, type ParamDef, type ParamValue } from '@ess/contract';
+import { DEFAULT_SITE_TIMEZONE, MAX_PARAM_TEXT_LENGTH, type ParamDef, type ParamValue } from '@ess/contract';
 import { Input, InputNumber, Select } from 'antd';
 import { useMemo } from 'react';
 import { currentLang } from '@/shared/i18n';
@@ -89,7 +89,7 @@ export function ParamInput({ def, value, onChange, disabled, invalid, label }: P
         <Input
           value={value === null ? '' : String(value)}
           onChange={(e) => onChange(e.target.value)}
-          maxLength={def.maxLength ?? 255}
+          maxLength={def.maxLength ?? MAX_PARAM_TEXT_LENGTH}
           disabled={disabled}
           status={status}
           aria-label={label}
