@@ -283,11 +283,9 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       alarms: await db.select().from(alarm).where(inArray(alarm.companyId, ids)),
       menus: await db.select().from(menu),
     };
+    // Each row serialised once, then sorted (serialising inside the comparator cost seconds).
     const sorted = Object.fromEntries(
-      Object.entries(parts).map(([k, rows]) => [
-        k,
-        [...rows].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
-      ]),
+      Object.entries(parts).map(([k, rows]) => [k, rows.map((row) => JSON.stringify(row)).sort()]),
     );
     return JSON.stringify(sorted);
   }
@@ -1046,7 +1044,9 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       const run = async (who: Caller | 'none', expected: Outcome) => {
         const session = who === 'none' ? undefined : spec.endsSession ? await signInAs(who) : sessions[who];
         const body = await spec.body();
-        const before = await snapshotOfA();
+        // Only a refused call is checked for changes: no snapshot before one expected to succeed.
+        const refused = 'code' in expected && expected.code !== 0;
+        const before = refused ? await snapshotOfA() : '';
         const answer = await call(ctx.app, path, body, session ? { token: session.token } : {});
         const where = `${path} as ${who}: ${answer.code} ${answer.msg}`;
         if ('code' in expected) {
