@@ -1,15 +1,17 @@
 /**
- * The terminal-like log of a gateway's frames (issue 15 item 5), newest at the top (right under
- * the composer, so an answer appears where the operator looks): time in the site's zone, port,
- * who sent it, round trip (ms), the request (TX) and the response (RX) in hex with the CRC
- * apart, then what the answer means — the registers read (register, hex, unsigned, signed),
- * the register a write changed, the exception with its Modbus name (`MODBUS_EXCEPTIONS`), no
- * answer within the timeout, or why it could not be decoded. Older frames load on demand.
- * Test hooks: `debug-log` (data-loading while the past frames load), `debug-frame-<id>` (attributes data-timeout, data-write),
- * `debug-frame-registers`, `debug-log-more`.
+ * The terminal-like log of a gateway's frames (issue 15 item 5), newest at the top, right under
+ * the composer, so an answer appears where the operator looks (a new one is scrolled into
+ * view): time in the site's zone, port, who sent it, round trip (ms), the request (TX) and the
+ * response (RX) in hex with the CRC apart, then what the answer means — the registers read
+ * (register, hex, unsigned, signed), the register a write changed, the exception with its Modbus
+ * name (`MODBUS_EXCEPTIONS`), no answer within the timeout, or why it could not be decoded.
+ * Older frames load on demand.
+ * Test hooks: `debug-log` (data-loading while the past frames load), `debug-frame-<id>`
+ * (attributes data-timeout, data-write), `debug-frame-registers`, `debug-log-more`.
  */
 import { type DebugFrame, MODBUS_EXCEPTIONS, parseHexFrame } from '@ess/contract';
 import { Button, Empty } from 'antd';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatTime } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
@@ -127,6 +129,18 @@ interface Props {
 /** The frame log. */
 export function FrameLog({ frames, timeZone, loading, onMore, loadingMore }: Props) {
   const { t } = useTranslation();
+  // A frame arriving at the top after the first load is brought into view (on a phone the log
+  // is below the composer), without moving what is already visible.
+  const list = useRef<HTMLOListElement>(null);
+  const newest = frames[0]?.id;
+  const seenNewest = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (newest === undefined) return;
+    if (seenNewest.current !== undefined && newest !== seenNewest.current) {
+      list.current?.firstElementChild?.scrollIntoView({ block: 'nearest' });
+    }
+    seenNewest.current = newest;
+  }, [newest]);
   return (
     <section
       className="debug-log"
@@ -145,7 +159,7 @@ export function FrameLog({ frames, timeZone, loading, onMore, loadingMore }: Pro
           description={loading ? t('debugging.log.loading') : t('debugging.log.empty')}
         />
       ) : (
-        <ol className="debug-log__list" aria-live="polite">
+        <ol className="debug-log__list" aria-live="polite" ref={list}>
           {frames.map((f) => (
             <FrameEntry key={f.id} frame={f} timeZone={timeZone} />
           ))}
