@@ -95,6 +95,8 @@ const envSchema = z.object({
   PUBLIC_URL: optionalUrl,
   MAIL_JOB_INTERVAL_S: intFromEnv(10, 0).pipe(z.number().max(3600)),
   JOB_RUN_RETENTION_DAYS: intFromEnv(30, 1),
+  /** Devices one server instance has downloading firmware at once, all batches (issue 16). */
+  OTA_MAX_DOWNLOADS: intFromEnv(20, 1),
 });
 
 export interface Config {
@@ -164,6 +166,8 @@ export interface Config {
   logRetention: LogRetention;
   /** Days the scheduler's run records (`job_run`, jobs/scheduler.ts) are kept. */
   jobRunRetentionDays: number;
+  /** OTA_MAX_DOWNLOADS: devices this instance has in `sent`/`downloading` at once (devices/ota-batches.ts). */
+  otaMaxDownloads: number;
   /** Alarm mail (jobs/alarm-mail.ts; docs/operations.md "Alarm mail"). */
   mail: {
     /** `smtp://user:pass@host:587` or `smtps://…`; without it mails stay in the outbox. */
@@ -263,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = readEnvironment()): Config {
     telemetryRetentionDays: e.TELEMETRY_RETENTION_DAYS,
     logRetention: { logDays: e.LOG_RETENTION_DAYS, sentMailDays: e.MAIL_RETENTION_DAYS },
     jobRunRetentionDays: e.JOB_RUN_RETENTION_DAYS,
+    otaMaxDownloads: e.OTA_MAX_DOWNLOADS,
     mail: {
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM,

@@ -26,8 +26,15 @@ export interface StatusChange {
   announced?: { ts: number; retained: boolean };
 }
 
+/** A device's firmware as a birth message reported it (the gateway's own, or a device's behind it). */
+export interface FirmwareReport {
+  deviceId: number;
+  firmware: string;
+}
+
 export class ConnectionTracker {
   private online = new Map<number, boolean>();
+  private readonly firmwareListeners = new Set<(reports: FirmwareReport[]) => void>();
   private lastSeen = new Map<number, number>();
 
   constructor(
@@ -67,6 +74,16 @@ export class ConnectionTracker {
     }
   }
 
+  /**
+   * Calls `listener` with the firmware versions each birth reports, once they are stored in
+   * `device.firmware_version` (devices/ota-batches.ts confirms upgrades by them); answers the
+   * unsubscribe.
+   */
+  onFirmware(listener: (reports: FirmwareReport[]) => void): () => void {
+    this.firmwareListeners.add(listener);
+    return () => this.firmwareListeners.delete(listener);
+  }
+
   isOnline(gatewayId: number): boolean {
     return this.online.get(gatewayId) ?? false;
   }
@@ -97,12 +114,25 @@ export class ConnectionTracker {
     const status = parsed.data;
     if (status.online) {
       this.lastSeen.set(gateway.deviceId, this.now());
+      const reports: FirmwareReport[] = [];
       if (status.firmware) {
         await this.db
           .update(device)
           .set({ firmwareVersion: status.firmware })
           .where(eq(device.id, gateway.deviceId));
+        reports.push({ deviceId: gateway.deviceId, firmware: status.firmware });
       }
+      // The devices behind it (issue 16): only those that report through this gateway.
+      for (const behind of status.devices ?? []) {
+        const entry = await this.directory.lookup(behind.sn);
+        if (!entry || entry.isGateway || entry.gatewayId !== gateway.deviceId) continue;
+        await this.db
+          .update(device)
+          .set({ firmwareVersion: behind.firmware })
+          .where(eq(device.id, entry.deviceId));
+        reports.push({ deviceId: entry.deviceId, firmware: behind.firmware });
+      }
+      if (reports.length > 0) for (const listener of this.firmwareListeners) listener(reports);
       if (!retained && Math.abs(status.ts - this.now()) > MAX_CLOCK_SKEW_MS)
         this.hooks.onClockSkew?.(gateway);
       await this.change(gateway, true, null, { ts: status.ts, retained });

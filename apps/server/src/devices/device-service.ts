@@ -230,6 +230,7 @@ export class DeviceService {
         this.tracker.handleStatus(gateway, payload, retained),
       reply: (payload: Buffer) => this.commands.handleReply(payload),
       params: (gateway: DirectoryEntry, payload: Buffer) => this.ingest.acceptParams(gateway, payload),
+      ota: (gateway: DirectoryEntry, payload: Buffer) => this.ingest.acceptOta(gateway, payload),
       disconnected: (gateway: DirectoryEntry, clean: boolean) => this.tracker.disconnected(gateway, clean),
     };
     if (this.options.mqttUrl) {

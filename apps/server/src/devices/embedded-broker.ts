@@ -26,6 +26,8 @@ export interface BrokerHandlers {
   reply(payload: Buffer): void;
   /** A `params` report (ess/v1/<sn>/params): resolves once stored (then acknowledged) or dropped. */
   params(gateway: DirectoryEntry, payload: Buffer): Promise<void>;
+  /** An `ota` progress event (ess/v1/<sn>/ota): resolves once stored (then acknowledged) or dropped. */
+  ota(gateway: DirectoryEntry, payload: Buffer): Promise<void>;
   /** The connection ended: `clean` after a DISCONNECT packet, else it was lost. */
   disconnected(gateway: DirectoryEntry, clean: boolean): Promise<void>;
 }
@@ -95,6 +97,13 @@ export class EmbeddedBroker {
         case 'params':
           packet.retain = false;
           this.handlers.params(gateway, payload).then(
+            () => done(null),
+            (err: Error) => done(err),
+          );
+          return;
+        case 'ota':
+          packet.retain = false;
+          this.handlers.ota(gateway, payload).then(
             () => done(null),
             (err: Error) => done(err),
           );

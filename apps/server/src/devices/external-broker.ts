@@ -200,6 +200,8 @@ export class ExternalBroker {
         ingest(`${TOPIC_ROOT}/+/event`),
         // Parameter reports (issue 15): stored by whichever instance gets them, then acknowledged.
         ingest(`${TOPIC_ROOT}/+/params`),
+        // Upgrade progress (issue 16): stored by whichever instance gets it, then acknowledged.
+        ingest(`${TOPIC_ROOT}/+/ota`),
         // Replies are not shared: each reaches the instance that sent the command at once (and
         // never a share member that is away, whose session would hold it until the command timed
         // out); other instances settle it in the database too, if the sender is gone
@@ -250,6 +252,11 @@ export class ExternalBroker {
     if (kind === 'params') {
       const gateway = await this.directory.lookup(sn);
       if (gateway?.isGateway) await this.handlers.params(gateway, payload);
+      return;
+    }
+    if (kind === 'ota') {
+      const gateway = await this.directory.lookup(sn);
+      if (gateway?.isGateway) await this.handlers.ota(gateway, payload);
       return;
     }
     if (kind === 'status') {

@@ -63,6 +63,9 @@ export interface IngestStats {
 /** Stores a gateway's `params` report (resolves when stored or dropped; rejects when the database failed). */
 export type ParamsReportHandler = (gateway: DirectoryEntry, payload: Buffer) => Promise<void>;
 
+/** Stores a gateway's `ota` progress event (devices/ota-batches.ts; resolves when stored or dropped, rejects when the database failed). */
+export type OtaEventHandler = (gateway: DirectoryEntry, payload: Buffer) => Promise<void>;
+
 export interface IngestHooks {
   /** Rows just stored (redeliveries excluded), for the live push. */
   onStored?(rows: (TelemetryRow & { siteId: number })[]): void;
@@ -122,6 +125,7 @@ export class IngestPipeline {
   };
   private queue: Pending[] = [];
   private readonly paramsHandlers = new Set<ParamsReportHandler>();
+  private readonly otaHandlers = new Set<OtaEventHandler>();
   private queuedRows = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
@@ -176,6 +180,26 @@ export class IngestPipeline {
       return;
     }
     for (const handler of this.paramsHandlers) await handler(gateway, payload);
+    this.hooks.onSeen?.(gateway);
+  }
+
+  /** Registers the handler of gateways' `ota` progress events (devices/ota-batches.ts); answers the unregister. */
+  onOta(handler: OtaEventHandler): () => void {
+    this.otaHandlers.add(handler);
+    return () => this.otaHandlers.delete(handler);
+  }
+
+  /**
+   * Takes one `ota` progress event (ess/v1/<sn>/ota) of `gateway`, like {@link acceptParams}:
+   * resolves once stored or dropped (then acknowledged), rejects when the database failed.
+   */
+  async acceptOta(gateway: DirectoryEntry, payload: Buffer): Promise<void> {
+    this.stats.messages++;
+    if (this.otaHandlers.size === 0) {
+      this.log.debug({ sn: gateway.sn }, 'ota event dropped: nobody handles upgrades');
+      return;
+    }
+    for (const handler of this.otaHandlers) await handler(gateway, payload);
     this.hooks.onSeen?.(gateway);
   }
 

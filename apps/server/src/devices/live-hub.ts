@@ -17,6 +17,8 @@ import {
   LIVE_MIN_INTERVAL_MS,
   type LiveDeliveryMessage,
   type LiveServerMessage,
+  LIVE_UPGRADE_CHANNEL,
+  type LiveUpgradeMessage,
   liveClientMessage,
 } from '@ess/contract';
 import { eq } from 'drizzle-orm';
@@ -177,7 +179,7 @@ export class LiveHub {
     }
     for (const channel of m.channels) {
       // Delivery changes (publishDelivery) have no snapshot: the console reads its rows over HTTP.
-      if (channel.startsWith('delivery:')) {
+      if (channel.startsWith('delivery:') || channel === LIVE_UPGRADE_CHANNEL) {
         client.channels.add(channel);
         continue;
       }
@@ -249,6 +251,17 @@ export class LiveHub {
     const channel = `delivery:${message.kind}`;
     for (const c of this.clients) {
       if (c.scope && c.channels.has(channel) && scopeIncludes(c.scope, companyId)) this.send(c, message);
+    }
+  }
+
+  /**
+   * An upgrade batch changed (devices/ota-live.ts merges changes per second): sent to the sockets
+   * subscribed to `upgrade` whose scope includes the batch's company.
+   */
+  publishUpgrade(companyId: number, message: LiveUpgradeMessage): void {
+    for (const c of this.clients) {
+      if (c.scope && c.channels.has(LIVE_UPGRADE_CHANNEL) && scopeIncludes(c.scope, companyId))
+        this.send(c, message);
     }
   }
 

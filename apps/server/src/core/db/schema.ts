@@ -908,6 +908,118 @@ export type DebugFrameErrorRecord =
   | { kind: 'sendFailed'; detail: string }
   | { kind: 'badReply' };
 
+/* ───────────── Upgrade batches (issue 16 item 3; devices/ota-*.ts, modules/upgrade) ───────────── */
+
+/**
+ * An upgrade batch (spec §3 "upgrade records": batch number, operator, time; contract
+ * api/firmware.ts): a published package sent to chosen devices in waves. `state`: running |
+ * paused (`paused_reason`: operator | failure_rate) | finished (every device final, at
+ * `finished_at`). `current_wave` is the 1-based wave now allowed to start (0 before the first);
+ * `passed_wave` the highest wave whose failure rate was accepted (by the rollout, or by the
+ * operator resuming a batch the failure rate paused), so a wave pauses the batch at most once.
+ * `phase_timeouts_s`: the contract's `UpgradePhaseTimeouts`. `company_id`: the operator's
+ * company (scoping); its devices may be any the operator's scope holds.
+ */
+export const upgradeBatch = pgTable(
+  'upgrade_batch',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    /** `UP<yyyymmdd>-<id, 4 digits at least>` (UTC date of creation), set in the creating transaction. */
+    batchNo: text('batch_no').notNull(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    /** The package sent (never deleted while a batch names it: 7036). */
+    packageId: integer('package_id')
+      .notNull()
+      .references((): AnyPgColumn => firmwarePackage.id),
+    operatorId: integer('operator_id').references(() => employee.id, { onDelete: 'set null' }),
+    /** The operator's name when the batch was made (kept when the employee goes). */
+    operatorName: text('operator_name').notNull(),
+    state: text('state').notNull().default('running'),
+    pausedReason: text('paused_reason'),
+    firstWaveSize: integer('first_wave_size').notNull(),
+    waveSize: integer('wave_size').notNull(),
+    waveCount: integer('wave_count').notNull(),
+    currentWave: integer('current_wave').notNull().default(0),
+    passedWave: integer('passed_wave').notNull().default(0),
+    failureRateThresholdPct: integer('failure_rate_threshold_pct').notNull(),
+    maxConcurrentDownloads: integer('max_concurrent_downloads').notNull(),
+    phaseTimeoutsS: jsonb('phase_timeouts_s').$type<Record<string, number>>().notNull(),
+    includeOffline: boolean('include_offline').notNull().default(false),
+    remark: text('remark'),
+    deadlineAt: timestamp('deadline_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('upgrade_batch_no_uq').on(t.batchNo),
+    index('upgrade_batch_company_idx').on(t.companyId, t.createdAt),
+    index('upgrade_batch_package_idx').on(t.packageId),
+    index('upgrade_batch_open_idx').on(t.state).where(sql`state <> 'finished'`),
+  ],
+);
+
+/**
+ * One device of an upgrade batch and its timeline (devices/ota-batches.ts). `state`: waiting |
+ * sent | downloading | downloaded | verifying | installing | rebooting | success | failed |
+ * cancelled (contract UPGRADE_DEVICE_STATES); `reason` (UPGRADE_FAIL_REASONS) and `detail` when
+ * failed. `attempt` counts starts (1 + retries); the claim that moves a row waiting → sent is one
+ * conditional UPDATE (under a lock of the batch row), so one instance sends `ota_upgrade` once
+ * per attempt, with `command_id` stored before it goes out (the reply settles it on any
+ * instance). `started_by`: the instance that sent it (its download slots, OTA_MAX_DOWNLOADS).
+ * `phase_deadline_at`: when the current started state fails with `timeout` (null while waiting —
+ * the batch's `deadline_at` bounds it — and once final). `timeline`: the states entered, oldest
+ * first (contract `UpgradeTimelineEntry`). One non-final row per device across batches
+ * (`upgrade_device_active_uq`).
+ */
+export const upgradeDevice = pgTable(
+  'upgrade_device',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    batchId: integer('batch_id')
+      .notNull()
+      .references(() => upgradeBatch.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    /** 1-based wave. */
+    wave: integer('wave').notNull(),
+    fromVersion: text('from_version'),
+    toVersion: text('to_version').notNull(),
+    state: text('state').notNull().default('waiting'),
+    percent: integer('percent'),
+    reason: text('reason'),
+    detail: text('detail'),
+    attempt: integer('attempt').notNull().default(1),
+    commandId: text('command_id'),
+    startedBy: text('started_by'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    phaseDeadlineAt: timestamp('phase_deadline_at', { withTimezone: true }),
+    updatedAt: updatedAt(),
+    timeline: jsonb('timeline').$type<UpgradeTimelineRecord[]>().notNull().default(sql`'[]'::jsonb`),
+  },
+  (t) => [
+    uniqueIndex('upgrade_device_batch_device_uq').on(t.batchId, t.deviceId),
+    uniqueIndex('upgrade_device_command_uq').on(t.commandId),
+    uniqueIndex('upgrade_device_active_uq')
+      .on(t.deviceId)
+      .where(sql`state NOT IN ('success', 'failed', 'cancelled')`),
+    index('upgrade_device_batch_state_idx').on(t.batchId, t.state, t.wave),
+    index('upgrade_device_deadline_idx').on(t.phaseDeadlineAt).where(sql`phase_deadline_at IS NOT NULL`),
+  ],
+);
+
+/** One entry of `upgrade_device.timeline` (contract `UpgradeTimelineEntry`). */
+export interface UpgradeTimelineRecord {
+  state: string;
+  at: string;
+  percent: number | null;
+  reason: string | null;
+  detail: string | null;
+}
+
 /* ───────────── Firmware packages (issue 16 item 1; devices/firmware-store.ts, modules/firmware) ───────────── */
 
 /** PostgreSQL `bytea` (Drizzle 0.45 has no built-in): a Buffer in, a Buffer or Uint8Array out. */
