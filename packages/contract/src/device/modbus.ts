@@ -182,6 +182,20 @@ export type ModbusRequest =
   | { fn: 6; address: number; register: number; value: number }
   | { fn: 16; address: number; register: number; values: number[] };
 
+/**
+ * Function codes that change a device (Modbus Application Protocol V1.1b3 §6): 05 write single
+ * coil, 06 write single register, 15 write multiple coils, 16 write multiple registers, 21 write
+ * file record, 22 mask write register, 23 read/write multiple registers. Transparent debugging
+ * asks a second confirmation for a frame with one of them (api/debug.ts), whatever its CRC: the
+ * console builds only 06 and 16, but a typed frame may be any of these.
+ */
+export const MODBUS_WRITE_FUNCTIONS: ReadonlySet<number> = new Set([5, 6, 15, 16, 21, 22, 23]);
+
+/** True when `frame` (address, function, …) carries a function code that writes. */
+export function isModbusWriteFrame(frame: Uint8Array): boolean {
+  return frame.length >= 2 && MODBUS_WRITE_FUNCTIONS.has(frame[1]!);
+}
+
 /** CRC-16/MODBUS of `bytes`. */
 export function crc16Modbus(bytes: Uint8Array): number {
   return crc16modbus(bytes);

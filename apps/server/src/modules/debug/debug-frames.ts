@@ -13,6 +13,7 @@ import {
   decodeModbusResponse,
   ErrorCode,
   formatHex,
+  isModbusWriteFrame,
   type Lang,
   ModbusFrameError,
   type ModbusRequest,
@@ -23,15 +24,6 @@ import {
 } from '@ess/contract';
 import type { DebugFrameErrorRecord } from '../../core/db/schema';
 import { ApiError } from '../../core/http/api-error';
-
-/**
- * Function codes that change a device (Modbus Application Protocol §6): 05 write single coil,
- * 06 write single register, 15 write multiple coils, 16 write multiple registers, 21 write file
- * record, 22 mask write register, 23 read/write multiple registers. A raw frame whose function
- * byte is one of them needs the second confirmation whether or not its CRC is right: the
- * console's builder makes only 06 and 16, but a typed frame may be any of these.
- */
-export const MODBUS_WRITE_FUNCTIONS: ReadonlySet<number> = new Set([5, 6, 15, 16, 21, 22, 23]);
 
 /** A frame of a `debug/send` body, as the request schema has it. */
 export type DebugFrameInput = { kind: 'modbus'; request: ModbusRequest } | { kind: 'hex'; hex: string };
@@ -68,7 +60,7 @@ export function outgoingFrame(frame: DebugFrameInput, lang: Lang): OutgoingFrame
     throw err;
   }
   const request = parseModbusRequest(bytes);
-  const write = bytes.length >= 2 && MODBUS_WRITE_FUNCTIONS.has(bytes[1]!);
+  const write = isModbusWriteFrame(bytes);
   return { bytes, write, request };
 }
 

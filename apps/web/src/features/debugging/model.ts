@@ -9,6 +9,7 @@ import {
   buildModbusRequest,
   type DebugFrame,
   formatHex,
+  isModbusWriteFrame,
   type Lang,
   ModbusFrameError,
   type ModbusFunction,
@@ -62,19 +63,6 @@ export type Composed =
     }
   | { ok: false; field: ComposerField; error: ModbusFrameError };
 
-/**
- * Function codes that change a device (Modbus Application Protocol §6): write single coil (05),
- * single register (06), multiple coils (15), multiple registers (16), file record (21), mask
- * write (22), read/write multiple (23). A raw frame with one of them asks for the second
- * confirmation, as the server requires (api/debug.ts; a 3046 refusal asks it as well).
- */
-export const WRITE_FUNCTION_CODES: ReadonlySet<number> = new Set([5, 6, 15, 16, 21, 22, 23]);
-
-/** True when `bytes` is a frame whose function code writes (its second byte). */
-export function isWriteFrame(bytes: Uint8Array): boolean {
-  return bytes.length >= 2 && WRITE_FUNCTION_CODES.has(bytes[1]!);
-}
-
 /** `'1, 0x10 -3'` → [1, 16, -3]; NaN for a token that is not a number (caught by the rule). */
 export function parseValues(text: string): number[] {
   return text
@@ -118,7 +106,7 @@ export function composeHex(text: string): Composed {
   try {
     const bytes = parseHexFrame(text);
     const request = parseModbusRequest(bytes);
-    return { ok: true, frame: { kind: 'hex', hex: text }, bytes, request, write: isWriteFrame(bytes) };
+    return { ok: true, frame: { kind: 'hex', hex: text }, bytes, request, write: isModbusWriteFrame(bytes) };
   } catch (err) {
     if (err instanceof ModbusFrameError) return { ok: false, field: 'hex', error: err };
     throw err;
