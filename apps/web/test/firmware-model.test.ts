@@ -13,15 +13,21 @@ import {
   type UpgradeDetail,
   type UpgradeDeviceRow,
   type UpgradeStateCounts,
+  upgradeCreateRequest,
+  upgradePhaseTimeoutsSchema,
 } from '@ess/contract';
 import { describe, expect, it } from 'vitest';
 import {
   applyLiveBatch,
   applyLiveDetail,
+  BATCH_DEFAULTS,
+  BATCH_LIMITS,
   batchProgress,
   canCancel,
   canRetry,
   formatBytes,
+  UPGRADE_PHASES,
+  type UploadField,
   uploadFieldValid,
 } from '../src/features/firmware/model';
 
@@ -163,31 +169,55 @@ describe('row actions', () => {
 });
 
 describe('upload form checks agree with the contract', () => {
+  // The console's bundle has the contract's constants, not its zod schemas: each case is held
+  // against the schema of the upload query itself.
+  const schemaSays = (field: UploadField, value: string | string[]) => {
+    const shape = firmwareUploadRequest.shape;
+    if (field === 'models') return shape.models.safeParse((value as string[]).join(',')).success;
+    if ((field === 'sha256' || field.startsWith('releaseNote')) && (value as string).trim() === '')
+      return true;
+    return shape[field].safeParse(value).success;
+  };
+
   it.each([
     ['version', '2.4.1', true],
     ['version', 'V1.2.3_B05', true],
+    ['version', ' 2.4.1 ', true],
     ['version', '2.4 beta', false],
     ['version', '', false],
+    ['version', '-2.4', false],
+    ['version', 'x'.repeat(64), true],
     ['version', 'x'.repeat(65), false],
     ['name', '  ', false],
     ['name', 'EMS main', true],
+    ['name', 'n'.repeat(64), true],
+    ['name', 'n'.repeat(65), false],
     ['sha256', '', true],
     ['sha256', 'A'.repeat(64), true],
+    ['sha256', 'a'.repeat(63), false],
     ['sha256', 'g'.repeat(64), false],
     ['releaseNoteZh', '', true],
+    ['releaseNoteZh', '说'.repeat(500), true],
     ['releaseNoteEn', 'x'.repeat(501), false],
-  ] as const)('%s %j → %s', (field, value, ok) => expect(uploadFieldValid(field, value)).toBe(ok));
+  ] as const)('%s %j → %s', (field, value, ok) => {
+    expect(uploadFieldValid(field, value)).toBe(ok);
+    expect(schemaSays(field, value)).toBe(ok);
+  });
 
-  it('models: a comma inside a model, or more than 32, is refused', () => {
-    expect(uploadFieldValid('models', [])).toBe(true);
-    expect(uploadFieldValid('models', ['EMS-100', 'EMS-200'])).toBe(true);
+  it.each([
+    [[], true],
+    [['EMS-100', 'EMS-200'], true],
+    [['m'.repeat(64)], true],
+    [['m'.repeat(65)], false],
+    [Array.from({ length: 32 }, (_, i) => `M${i}`), true],
+    [Array.from({ length: 33 }, (_, i) => `M${i}`), false],
+  ])('models %j → %s', (models, ok) => {
+    expect(uploadFieldValid('models', models)).toBe(ok);
+    expect(schemaSays('models', models)).toBe(ok);
+  });
+
+  it('a comma inside a model is refused (the query would split it in two)', () => {
     expect(uploadFieldValid('models', ['EMS,100'])).toBe(false);
-    expect(
-      uploadFieldValid(
-        'models',
-        Array.from({ length: 33 }, (_, i) => `M${i}`),
-      ),
-    ).toBe(false);
   });
 
   it('what the form accepts, the server’s schema of the query accepts', () => {
@@ -203,5 +233,52 @@ describe('upload form checks agree with the contract', () => {
     const parsed = firmwareUploadRequest.parse(Object.fromEntries(new URLSearchParams(query)));
     expect(parsed.models).toEqual(['EMS-100', 'EMS-200']);
     expect(parsed.releaseNoteZh).toBe('修复：SOC显示');
+  });
+});
+
+describe('a new batch', () => {
+  it('starts from the contract’s defaults of upgrade/create', () => {
+    const parsed = upgradeCreateRequest.parse({ packageId: 1, deviceIds: [1], deadlineAt: 0 });
+    expect({
+      firstWaveSize: parsed.firstWaveSize,
+      waveSize: parsed.waveSize,
+      failureRateThresholdPct: parsed.failureRateThresholdPct,
+      maxConcurrentDownloads: parsed.maxConcurrentDownloads,
+      phaseTimeoutsS: parsed.phaseTimeoutsS,
+    }).toEqual(BATCH_DEFAULTS);
+    expect(UPGRADE_PHASES).toEqual(Object.keys(upgradePhaseTimeoutsSchema.shape));
+  });
+
+  it('offers the bounds the contract accepts, and no more', () => {
+    const ok = (patch: object) =>
+      upgradeCreateRequest.safeParse({ packageId: 1, deviceIds: [1], deadlineAt: 0, ...patch }).success;
+    const {
+      waveSize,
+      failureRateThresholdPct: pct,
+      maxConcurrentDownloads: dl,
+      phaseTimeoutS: to,
+    } = BATCH_LIMITS;
+    for (const key of ['firstWaveSize', 'waveSize']) {
+      expect(ok({ [key]: waveSize.min })).toBe(true);
+      expect(ok({ [key]: waveSize.max })).toBe(true);
+      expect(ok({ [key]: waveSize.min - 1 })).toBe(false);
+      expect(ok({ [key]: waveSize.max + 1 })).toBe(false);
+    }
+    expect([ok({ failureRateThresholdPct: pct.min }), ok({ failureRateThresholdPct: pct.max })]).toEqual([
+      true,
+      true,
+    ]);
+    expect(ok({ failureRateThresholdPct: pct.max + 1 })).toBe(false);
+    expect([ok({ maxConcurrentDownloads: dl.min }), ok({ maxConcurrentDownloads: dl.max })]).toEqual([
+      true,
+      true,
+    ]);
+    expect(ok({ maxConcurrentDownloads: dl.max + 1 })).toBe(false);
+    for (const phase of UPGRADE_PHASES) {
+      expect(ok({ phaseTimeoutsS: { [phase]: to.min } })).toBe(true);
+      expect(ok({ phaseTimeoutsS: { [phase]: to.max } })).toBe(true);
+      expect(ok({ phaseTimeoutsS: { [phase]: to.min - 1 } })).toBe(false);
+      expect(ok({ phaseTimeoutsS: { [phase]: to.max + 1 } })).toBe(false);
+    }
   });
 });

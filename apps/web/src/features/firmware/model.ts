@@ -2,14 +2,21 @@
  * The firmware screens' logic, without React (tested in test/firmware-model.test.ts): sizes in
  * binary units, a batch's progress from its counts per device state, the live channel's changes
  * applied to the list and the detail (newest row wins), what can be retried or cancelled, and
- * the upload form's field checks with the contract's own schemas (api/firmware.ts).
+ * the upload form's field checks and a new batch's defaults, as the contract's schemas have them
+ * (api/firmware.ts; held equal by the unit test).
  */
 import {
   FIRMWARE_MAX_BYTES,
+  FIRMWARE_MAX_MODELS,
+  FIRMWARE_NAME_MAX,
+  FIRMWARE_RELEASE_NOTE_MAX,
+  FIRMWARE_VERSION_PATTERN,
   type FirmwarePackageState,
-  firmwareUploadRequest,
   type LiveUpgradeMessage,
   type Page,
+  SHA256_HEX_PATTERN,
+  TEXT_LIMITS,
+  UPGRADE_MAX_DEVICES,
   type UpgradeBatchRow,
   type UpgradeBatchState,
   type UpgradeDetail,
@@ -160,19 +167,52 @@ export interface UploadForm {
   sha256?: string;
 }
 
-/** Fields checked at the form, each by the contract's own schema of the query string. */
+/** Fields checked at the form. */
 export type UploadField = 'name' | 'version' | 'models' | 'releaseNoteZh' | 'releaseNoteEn' | 'sha256';
 
-const shape = firmwareUploadRequest.shape;
-
-/** True when `value` passes the contract's rule for upload field `field` (empty optional fields pass). */
+/**
+ * True when `value` passes the rule of upload field `field` (empty optional fields pass): the
+ * contract's `firmwareUploadRequest` rules, from its exported limits and patterns (the console's
+ * bundle carries the contract's constants, not its zod schemas: vite.config.ts). The unit test
+ * holds each case against the schema itself, so the two cannot drift apart.
+ */
 export function uploadFieldValid(field: UploadField, value: string | string[] | undefined): boolean {
   if (field === 'models') {
-    const list = (value as string[] | undefined) ?? [];
-    if (list.some((m) => m.includes(','))) return false;
-    return shape.models.safeParse(list.join(',')).success;
+    const list = [...new Set(((value as string[] | undefined) ?? []).map((m) => m.trim()).filter(Boolean))];
+    return (
+      list.length <= FIRMWARE_MAX_MODELS &&
+      list.every((m) => !m.includes(',') && m.length <= TEXT_LIMITS.deviceModel)
+    );
   }
-  const text = typeof value === 'string' ? value : undefined;
-  if ((field === 'sha256' || field.startsWith('releaseNote')) && !text?.trim()) return true;
-  return shape[field].safeParse(text ?? '').success;
+  const text = (typeof value === 'string' ? value : '').trim();
+  switch (field) {
+    case 'name':
+      return text.length >= 1 && text.length <= FIRMWARE_NAME_MAX;
+    case 'version':
+      return FIRMWARE_VERSION_PATTERN.test(text);
+    case 'sha256':
+      return text === '' || SHA256_HEX_PATTERN.test(text.toLowerCase());
+    default:
+      return text.length <= FIRMWARE_RELEASE_NOTE_MAX;
+  }
 }
+
+/**
+ * A new batch's first values: `upgrade/create`'s defaults (the unit test holds them equal to
+ * the contract schema's), and its bounds.
+ */
+export const BATCH_DEFAULTS = {
+  firstWaveSize: 5,
+  waveSize: 50,
+  failureRateThresholdPct: 20,
+  maxConcurrentDownloads: 20,
+  phaseTimeoutsS: { sent: 60, downloading: 1800, verifying: 300, installing: 900, rebooting: 600 },
+} as const;
+export type UpgradePhase = keyof typeof BATCH_DEFAULTS.phaseTimeoutsS;
+export const UPGRADE_PHASES = Object.keys(BATCH_DEFAULTS.phaseTimeoutsS) as UpgradePhase[];
+export const BATCH_LIMITS = {
+  waveSize: { min: 1, max: UPGRADE_MAX_DEVICES },
+  failureRateThresholdPct: { min: 0, max: 100 },
+  maxConcurrentDownloads: { min: 1, max: 200 },
+  phaseTimeoutS: { min: 10, max: 86_400 },
+} as const;

@@ -25,8 +25,6 @@ import {
   MAX_PAGE_SIZE,
   UPGRADE_EXCLUSION_LABELS,
   type UpgradeCandidate,
-  upgradeCreateRequest,
-  upgradePhaseTimeoutsSchema,
 } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import {
@@ -51,18 +49,10 @@ import { useTranslation } from 'react-i18next';
 import { browserTimeZone, NO_VALUE, zoneLabel } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { type CandidatesQuery, createBatch, fetchCandidates, fetchPackages, firmwareKeys } from '../api';
-import { formatBytes } from '../model';
+import { BATCH_DEFAULTS, BATCH_LIMITS, formatBytes, UPGRADE_PHASES } from '../model';
 
-/** The contract's defaults of a batch (upgrade/create), for the form's first values. */
-const createShape = upgradeCreateRequest.shape;
-const DEFAULTS = {
-  firstWaveSize: createShape.firstWaveSize.parse(undefined),
-  waveSize: createShape.waveSize.parse(undefined),
-  failureRateThresholdPct: createShape.failureRateThresholdPct.parse(undefined),
-  maxConcurrentDownloads: createShape.maxConcurrentDownloads.parse(undefined),
-  phaseTimeoutsS: upgradePhaseTimeoutsSchema.parse({}),
-};
-const PHASES = Object.keys(upgradePhaseTimeoutsSchema.shape) as (keyof typeof DEFAULTS.phaseTimeoutsS)[];
+const DEFAULTS = BATCH_DEFAULTS;
+const PHASES = UPGRADE_PHASES;
 /** A new batch's deadline: a day from now. */
 const DEFAULT_DEADLINE_H = 24;
 
@@ -472,7 +462,7 @@ export function BatchWizard({
                 waveSize: DEFAULTS.waveSize,
                 failureRateThresholdPct: DEFAULTS.failureRateThresholdPct,
                 maxConcurrentDownloads: DEFAULTS.maxConcurrentDownloads,
-                phaseTimeoutsS: DEFAULTS.phaseTimeoutsS,
+                phaseTimeoutsS: { ...DEFAULTS.phaseTimeoutsS },
                 deadline: dayjs().add(DEFAULT_DEADLINE_H, 'hour'),
               }}
             >
@@ -483,8 +473,8 @@ export function BatchWizard({
                   rules={[{ required: true }]}
                 >
                   <InputNumber
-                    min={1}
-                    max={1000}
+                    min={BATCH_LIMITS.waveSize.min}
+                    max={BATCH_LIMITS.waveSize.max}
                     precision={0}
                     className="fw-number"
                     data-testid="upgrade-field-firstWaveSize"
@@ -492,8 +482,8 @@ export function BatchWizard({
                 </Form.Item>
                 <Form.Item name="waveSize" label={t('firmware.wizard.waveSize')} rules={[{ required: true }]}>
                   <InputNumber
-                    min={1}
-                    max={1000}
+                    min={BATCH_LIMITS.waveSize.min}
+                    max={BATCH_LIMITS.waveSize.max}
                     precision={0}
                     className="fw-number"
                     data-testid="upgrade-field-waveSize"
@@ -506,8 +496,8 @@ export function BatchWizard({
                   rules={[{ required: true }]}
                 >
                   <InputNumber
-                    min={0}
-                    max={100}
+                    min={BATCH_LIMITS.failureRateThresholdPct.min}
+                    max={BATCH_LIMITS.failureRateThresholdPct.max}
                     precision={0}
                     className="fw-number"
                     data-testid="upgrade-field-threshold"
@@ -519,8 +509,8 @@ export function BatchWizard({
                   rules={[{ required: true }]}
                 >
                   <InputNumber
-                    min={1}
-                    max={200}
+                    min={BATCH_LIMITS.maxConcurrentDownloads.min}
+                    max={BATCH_LIMITS.maxConcurrentDownloads.max}
                     precision={0}
                     className="fw-number"
                     data-testid="upgrade-field-concurrent"
@@ -537,8 +527,8 @@ export function BatchWizard({
                     rules={[{ required: true }]}
                   >
                     <InputNumber
-                      min={10}
-                      max={86_400}
+                      min={BATCH_LIMITS.phaseTimeoutS.min}
+                      max={BATCH_LIMITS.phaseTimeoutS.max}
                       precision={0}
                       className="fw-number"
                       data-testid={`upgrade-field-timeout-${phase}`}
