@@ -41,8 +41,16 @@ import { RequestLogController, registerRequestLog } from './core/http/request-lo
 import { demoPlugin } from './demo/demo-plugin';
 import type { DeliveryOptions } from './devices/delivery';
 import { type DeviceServiceOptions, devicesPlugin } from './devices/device-service';
+import {
+  downloadBaseUrl,
+  FirmwareStore,
+  type FirmwareStoreOptions,
+  mintOtaUrl,
+} from './devices/firmware-store';
 import { FleetSnapshot } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
+import { type OtaBatchOptions, OtaBatchService } from './devices/ota-batches';
+import { OtaLive } from './devices/ota-live';
 import { ParamsPushService } from './devices/params-push';
 import { TouPushService, touTarget } from './devices/tou-push';
 import { jobsPlugin } from './jobs/jobs-plugin';
@@ -54,6 +62,7 @@ import { debugRoutes } from './modules/debug/debug-routes';
 import { DebugService } from './modules/debug/debug-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { exportRoutes } from './modules/export/export-routes';
+import { firmwareRoutes, otaDownloadRoutes } from './modules/firmware/firmware-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
 import { monitorRoutes } from './modules/monitor/monitor-routes';
 import { siteMonitorRoutes } from './modules/monitor/site-monitor-routes';
@@ -67,6 +76,7 @@ import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
 import { screenRoutes } from './modules/screen/screen-routes';
 import { touRoutes } from './modules/tou/tou-routes';
+import { upgradeRoutes } from './modules/upgrade/upgrade-routes';
 import { userRoutes } from './modules/user/user-routes';
 
 declare module 'fastify' {
@@ -81,6 +91,10 @@ declare module 'fastify' {
     touPush: TouPushService;
     /** Delivery of device parameters, reads and reports, initialization (plugin `ess-services`). */
     paramsPush: ParamsPushService;
+    /** Firmware package bytes: uploads, download tokens, downloads (plugin `ess-services`). */
+    firmware: FirmwareStore;
+    /** Upgrade batches: waves, limits, deadlines, what devices report (plugin `ess-services`). */
+    upgrades: OtaBatchService;
     /** Sites and devices (plugin `ess-services`); a site's new time zone goes out with its ToU scheme. */
     registry: RegistryService;
   }
@@ -111,6 +125,10 @@ export interface BuildAppOptions {
   demo?: boolean;
   /** Options of the ToU delivery (clock, sweep, retries; tests); default as delivery.ts says. */
   delivery?: DeliveryOptions;
+  /** Options of the upgrade batches (clock, instance id, download limit; tests); default from the config. */
+  upgrade?: OtaBatchOptions;
+  /** Options of the firmware store (clock, chunk size, size limit; tests). */
+  firmware?: Omit<FirmwareStoreOptions, 'baseUrl'>;
 }
 
 /** The whole server, started and ready for `inject` or `listen`. */
@@ -122,6 +140,8 @@ export async function buildApp({
   scheduler = true,
   demo = true,
   delivery,
+  upgrade,
+  firmware,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
@@ -195,7 +215,7 @@ export async function buildApp({
     start: scheduler !== false,
     ...(typeof scheduler === 'object' ? { scheduler } : {}),
   });
-  await app.register(servicesPlugin, { delivery });
+  await app.register(servicesPlugin, { delivery, upgrade, firmware });
   await app.register(routesPlugin);
   if (demo && config.demo.simulator && config.demo.sites > 0 && app.devices) {
     await app.register(demoPlugin);
@@ -209,7 +229,14 @@ export async function buildApp({
  * about a site's new time zone and about gateways moved between sites.
  */
 const servicesPlugin = fp(
-  async (app, options: { delivery?: DeliveryOptions }) => {
+  async (
+    app,
+    options: {
+      delivery?: DeliveryOptions;
+      upgrade?: OtaBatchOptions;
+      firmware?: Omit<FirmwareStoreOptions, 'baseUrl'>;
+    },
+  ) => {
     const { config, db, devices } = app;
     app.decorate('sessions', new SessionService(db, config.auth));
     app.decorate('fleet', new FleetSnapshot(db));
@@ -234,6 +261,42 @@ const servicesPlugin = fp(
     app.addHook('onClose', async () => {
       unpublishParams();
       paramsPush.stop();
+    });
+    // Firmware packages (issue 16): bytes in the database; stale uploads and expired download
+    // tokens swept on every instance (idempotent deletes).
+    const firmware = new FirmwareStore(db, {
+      ...options.firmware,
+      baseUrl: () =>
+        downloadBaseUrl(config.mail.publicUrl, `http://localhost:${config.port}`, app.server.address()),
+    });
+    app.decorate('firmware', firmware);
+    app.scheduler.register({
+      name: 'firmware-sweep',
+      schedule: { everyMs: 60_000 },
+      claimed: false,
+      run: () => firmware.sweep(),
+    });
+    // Upgrade batches (issue 16): the engine follows the device side; its changes reach the
+    // console on the live channel `upgrade`; the sweep (deadlines, waves, starts) runs on every
+    // instance as a local task of the scheduler.
+    const upgrades = new OtaBatchService(db, app.log, mintOtaUrl(app), {
+      maxDownloads: config.otaMaxDownloads,
+      ...options.upgrade,
+    });
+    app.decorate('upgrades', upgrades);
+    upgrades.start(devices);
+    const otaLive = new OtaLive(db, app.log, live);
+    const unpublishOta = upgrades.onChange((change) => otaLive.take(change));
+    app.scheduler.register({
+      name: 'upgrade-sweep',
+      schedule: { everyMs: upgrades.sweepEveryMs },
+      claimed: false,
+      run: () => upgrades.sweep(),
+    });
+    app.addHook('onClose', async () => {
+      unpublishOta();
+      otaLive.close();
+      upgrades.stop();
     });
     app.decorate(
       'registry',
@@ -285,7 +348,11 @@ const routesPlugin = fp(
       await api.register(monitorRoutes);
       await api.register(paramsRoutes);
       await api.register(debugRoutes);
+      await api.register(upgradeRoutes);
+      await api.register(firmwareRoutes);
     });
+    // The devices' firmware download (issue 16): outside /api-bms, a token instead of a session.
+    await app.register(otaDownloadRoutes);
     registerConsole(app, app.config.webDistDir);
   },
   { name: 'ess-routes', dependencies: ['ess-config', 'ess-db', 'ess-services'], fastify: '5.x' },

@@ -14,6 +14,8 @@
  * and the OpenAPI `security` override of a public call.
  *
  * @example
+ * `uploadRoute` registers the one call whose body is a file streamed up (`firmware.upload`).
+ *
  * route(app, endpoints.tou.delete, async (request) => {
  *   const before = await service.remove(await scopeOf(request), request.body.id);
  *   recordChange(request, { targetId: request.body.id, before, after: null });
@@ -26,12 +28,14 @@ import {
   type EndpointAccess,
   type EndpointBody,
   type EndpointResponse,
+  ErrorCode,
   envelopeFor,
 } from '@ess/contract';
 import type { FastifyContextConfig, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { guardBody } from './body-guard';
+import { ApiError } from './api-error';
+import { describeBodyProblem, findBodyProblem, guardBody } from './body-guard';
 
 /** The instance a route module (`FastifyPluginAsyncZod`) is given. */
 export type ApiApp = Parameters<FastifyPluginAsyncZod>[0];
@@ -50,6 +54,18 @@ export type FileHandler<E extends Endpoint> = (
   request: EndpointCall<E>,
   reply: FastifyReply,
 ) => Promise<FastifyReply>;
+
+/**
+ * The request a handler of an upload call gets (`endpoint.upload`): its query string as the
+ * endpoint's request schema parsed it; the body is `request.raw`, not read yet.
+ */
+export type UploadCall<E extends Endpoint> = FastifyRequest<{ Querystring: EndpointBody<E> }>;
+
+/** A handler of an upload call: reads `request.raw` and answers the envelope. */
+export type UploadHandler<E extends Endpoint> = (
+  request: UploadCall<E>,
+  reply: FastifyReply,
+) => Promise<ApiEnvelope<EndpointResponse<E>>>;
 
 /** Settings of the table's keys; the table owns them, {@link RouteExtra} cannot set them. */
 type TableConfigKey = 'public' | 'signedIn' | 'permission' | 'audit' | 'beforePasswordChange';
@@ -134,4 +150,46 @@ export function fileRoute<E extends Endpoint>(
 ): void {
   if (!endpoint.file) throw new Error(`${endpoint.path} answers an envelope: register it with route`);
   app.route({ ...routeOptions(endpoint, extra), handler: handler as unknown as RouteHandlerMethod });
+}
+
+/**
+ * Registers `endpoint`, the call whose body is a file streamed up (`endpoint.upload`, e.g.
+ * `firmware.upload`), as a `POST` whose query string is validated with the endpoint's request
+ * schema (-100 naming the field) and whose body is left unread for the handler
+ * (`request.raw`, an async iterable of Buffers): a content-type parser for `upload.mime` that
+ * consumes nothing, so no size limit of Fastify's and no buffering apply — the handler enforces
+ * `upload.maxBytes` while it reads. Another content type answers -100. When the handler refuses
+ * before it has read the whole body, the answer closes the connection (the rest of the body is
+ * not read).
+ */
+export function uploadRoute<E extends Endpoint>(
+  app: ApiApp,
+  endpoint: E,
+  handler: UploadHandler<E>,
+  extra?: RouteExtra,
+): void {
+  const upload = endpoint.upload;
+  if (!upload) throw new Error(`${endpoint.path} is not an upload: register it with route`);
+  if (!app.hasContentTypeParser(upload.mime)) {
+    app.addContentTypeParser(upload.mime, (_request, _payload, done) => done(null, undefined));
+  }
+  const { preValidation: _guard, schema: jsonSchema, ...options } = routeOptions(endpoint, extra);
+  const { body: _body, ...schema } = jsonSchema;
+  app.route({
+    ...options,
+    // The body guard's text check, on the query string (there is no JSON body).
+    preValidation: async (request: FastifyRequest) => {
+      const problem = findBodyProblem(request.query);
+      if (problem) throw new ApiError(ErrorCode.PARAM_ERROR, {}, describeBodyProblem(problem, request.lang));
+    },
+    schema: { ...schema, querystring: endpoint.request, consumes: [upload.mime] },
+    handler: (async (request: UploadCall<E>, reply: FastifyReply) => {
+      try {
+        return await handler(request, reply);
+      } catch (err) {
+        if (!request.raw.readableEnded) reply.header('connection', 'close');
+        throw err;
+      }
+    }) as unknown as RouteHandlerMethod,
+  });
 }
