@@ -92,8 +92,7 @@ describe('big screens', () => {
 
   it('the cockpit signed in adds the caller’s sites and the top list', async () => {
     const { context, page } = await newPage(browser, WALL);
-    await openSignedIn(page, '/dashboard');
-    await page.goto('/newscreen');
+    await openSignedIn(page, '/newscreen', { ready: 'cockpit' });
     await expect
       .poll(() => page.getByTestId('cockpit-mode').getAttribute('data-mode'), { timeout: 30_000 })
       .toBe('private');
@@ -119,9 +118,8 @@ describe('big screens', () => {
   for (const screen of SCREENS) {
     it(`${screen.path} shows a demo site's values that change, in zh and en`, async () => {
       const { context, page } = await newPage(browser, WALL);
-      await openSignedIn(page, '/dashboard');
       const site = sites.find((s) => s.code.includes('-C')) ?? sites[0]!;
-      await page.goto(`${screen.path}?siteId=${site.siteId}`);
+      await openSignedIn(page, `${screen.path}?siteId=${site.siteId}`, { ready: 'screen-site-picker' });
       await page.getByTestId(screen.ready).waitFor({ timeout: 30_000 });
       expect(await page.getByTestId('screen-site-picker').inputValue()).toBe(String(site.siteId));
       await expect.poll(() => page.getByTestId(screen.ready).innerText(), { timeout: 30_000 }).toMatch(/\d/);
@@ -150,8 +148,7 @@ describe('big screens', () => {
 
   it('the site picker changes the site and keeps it in the URL; tabs and the short addresses carry it', async () => {
     const { context, page } = await newPage(browser, WALL);
-    await openSignedIn(page, '/dashboard');
-    await page.goto('/screen');
+    await openSignedIn(page, '/screen', { ready: 'screen-site-picker' });
     await page.waitForURL(/\/screen\/sys\?siteId=\d+/);
     const other = sites[sites.length - 1]!;
     await page.getByTestId('screen-site-picker').selectOption(String(other.siteId));

@@ -89,11 +89,13 @@ let shared: Promise<ApiSession> | null = null;
  *
  * By default the tests of one file share one server session (each still gets its own browser
  * context, storage and cookies); `fresh` opens a session of its own, for tests that end it.
+ * `ready` is the test id waited for once the page has loaded (default `main`, the console's
+ * layout; a page outside it, e.g. a big screen, names its own).
  */
 export async function openSignedIn(
   page: Page,
   path = '/dashboard',
-  options: { lang?: 'zh' | 'en'; fresh?: boolean } = {},
+  options: { lang?: 'zh' | 'en'; fresh?: boolean; ready?: string } = {},
 ): Promise<ApiSession> {
   let session: ApiSession;
   if (options.fresh) session = await apiSignIn(ADMIN.account, ADMIN.password);
@@ -113,7 +115,7 @@ export async function openSignedIn(
     { credentials, terminalId, lang: options.lang },
   );
   await page.goto(path);
-  await page.getByTestId('main').waitFor();
+  await page.getByTestId(options.ready ?? 'main').waitFor();
   return session;
 }
 

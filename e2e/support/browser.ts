@@ -22,8 +22,15 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/**
+ * The server of this test file: with files run side by side each worker has its own
+ * (global-setup.ts), chosen by the worker's `VITEST_POOL_ID` (1 … maxWorkers, never two running
+ * files with the same one).
+ */
 export function baseUrl(): string {
-  return inject('baseUrl');
+  const urls = inject('baseUrls') ?? [inject('baseUrl')];
+  const poolId = Number(process.env.VITEST_POOL_ID ?? '1');
+  return urls[(Math.max(1, poolId) - 1) % urls.length]!;
 }
 
 /**
