@@ -175,6 +175,9 @@ export class OtaBatchService {
   /** Claims of this process, one after another (its download slots are counted under it). */
   private startChain: Promise<void> = Promise.resolve();
   private startQueued = false;
+  /** Kicks of this process, one after another; one waiting at most. */
+  private kickChain: Promise<void> = Promise.resolve();
+  private kickQueued = false;
   private closed = false;
   private readonly now: () => number;
   readonly maxDownloads: number;
@@ -252,8 +255,16 @@ export class OtaBatchService {
 
   /** Something may have become due (a batch made, resumed, retried; a gateway online): advance and start, in the background. */
   kick(): void {
-    if (this.closed) return;
-    this.background(this.advanceAll().then(() => this.startDue()));
+    if (this.closed || this.kickQueued) return;
+    // Kicks while one waits for its turn join it (200 gateways reconnecting make one pass, not 200).
+    this.kickQueued = true;
+    const run = this.kickChain.then(async () => {
+      this.kickQueued = false;
+      await this.advanceAll();
+      await this.startDue();
+    });
+    this.kickChain = run.catch(() => undefined);
+    this.background(run);
   }
 
   /**

@@ -81,9 +81,12 @@ function pgliteTemplate(): Promise<string> {
  * overrides such as `{ mqttPort: 0, mqttHost: '127.0.0.1' }`), the scheduler's timer, the demo
  * fleet (SIMULATOR/DEMO_SITES in `env` decide, as at start); a logger (default none), e.g.
  * `{ level: 'error', stream }` to read what the server logs; the ToU delivery's options (clock,
- * retries).
+ * retries); the upgrade batches' options (clock, download limit).
  */
-export type TestAppOptions = Pick<BuildAppOptions, 'devices' | 'scheduler' | 'demo' | 'logger' | 'delivery'>;
+export type TestAppOptions = Pick<
+  BuildAppOptions,
+  'devices' | 'scheduler' | 'demo' | 'logger' | 'delivery' | 'upgrade'
+>;
 
 /** Builds a migrated, seeded server on a fresh database of `engine`. */
 export async function createTestApp(
@@ -147,6 +150,7 @@ export async function createTestApp(
       scheduler: options.scheduler ?? false,
       demo: options.demo ?? false,
       delivery: options.delivery,
+      upgrade: options.upgrade,
     });
     await app.ready();
     return {
