@@ -802,7 +802,9 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     [endpoints.params.initialize.path]: {
       body: async () => {
         const siteId = await addSite(fresh('init-site'));
-        await db.insert(device).values({ companyId: A, siteId, sn: fresh('init-gw').slice(-40), type: 'ems' });
+        await db
+          .insert(device)
+          .values({ companyId: A, siteId, sn: fresh('init-gw').slice(-40), type: 'ems' });
         return { siteId };
       },
       b: code(ErrorCode.SITE_NOT_FOUND),

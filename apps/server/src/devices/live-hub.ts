@@ -15,9 +15,9 @@ import {
   ErrorCode,
   errorMessage,
   LIVE_MIN_INTERVAL_MS,
+  LIVE_UPGRADE_CHANNEL,
   type LiveDeliveryMessage,
   type LiveServerMessage,
-  LIVE_UPGRADE_CHANNEL,
   type LiveUpgradeMessage,
   liveClientMessage,
 } from '@ess/contract';

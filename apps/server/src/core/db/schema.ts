@@ -1070,9 +1070,7 @@ export const firmwarePackage = pgTable(
       .on(t.deviceType, t.version)
       .where(sql`state <> 'uploading'`),
     index('firmware_package_company_idx').on(t.companyId, t.uploadedAt),
-    index('firmware_package_uploading_idx')
-      .on(t.updatedAt)
-      .where(sql`state = 'uploading'`),
+    index('firmware_package_uploading_idx').on(t.updatedAt).where(sql`state = 'uploading'`),
   ],
 );
 
