@@ -364,14 +364,28 @@ export class SimGateway {
       ]);
     }
     this.away = true; // what it measures meanwhile waits in the backlog
-    await Promise.race([client.endAsync(), sleep(3000)]);
+    // The old connection ends (DISCONNECT once what is in flight is acknowledged; cut after 5 s)
+    // and a new one is made after the reboot, as a restarted device does.
+    client.removeAllListeners('connect');
+    client.removeAllListeners('message');
+    await new Promise<void>((resolve) => {
+      const cut = setTimeout(() => client.end(true), 5000);
+      const gone = setTimeout(resolve, 6000); // already closed: no 'close' comes
+      client.once('close', () => {
+        clearTimeout(cut);
+        clearTimeout(gone);
+        resolve();
+      });
+      client.end(false);
+    });
+    client.removeAllListeners('close');
     if (this.stopping) return;
     const t = setTimeout(() => {
       this.rebootTimers.delete(t);
       if (this.stopping) return;
       this.rebooting = false;
       this.returning = true;
-      client.reconnect();
+      this.client = this.connect();
     }, offMs);
     this.rebootTimers.add(t);
     return back;
@@ -475,6 +489,20 @@ export class SimGateway {
    * the background); never rejects.
    */
   start(): Promise<void> {
+    const client = this.connect();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.onReady = undefined;
+        client.off('error', done);
+        resolve();
+      };
+      this.onReady = done;
+      client.on('error', done);
+    });
+  }
+
+  /** A new MQTT client of this gateway, connecting, with its handlers (the connection of {@link start}). */
+  private connect(): MqttClient {
     const statusTopic = deviceTopic(this.sn, 'status');
     const client = mqtt.connect(withoutCredentials(this.opts.url), {
       clientId: this.sn,
@@ -530,15 +558,7 @@ export class SimGateway {
     client.on('message', (topic, payload) => {
       if (topic === deviceTopic(this.sn, 'cmd')) this.onCommand(payload);
     });
-    return new Promise((resolve) => {
-      const done = () => {
-        this.onReady = undefined;
-        client.off('error', done);
-        resolve();
-      };
-      this.onReady = done;
-      client.on('error', done);
-    });
+    return client;
   }
 
   /**
