@@ -1,6 +1,7 @@
 /**
- * Every screen of the console, the ToU screens (/timetariff, /chargestrategy) and transparent
- * debugging (/deviceDebugging, its gateways and a session) among them, walked
+ * Every screen of the console, the ToU screens (/timetariff, /chargestrategy), transparent
+ * debugging (/deviceDebugging, its gateways and a session) and the firmware screens (/firmware,
+ * /upgradeRecord) among them, walked
  * through in Chinese and English as a person would look at them, checking on each what the
  * pictures were for:
  * - at 390 px nothing is wider than the window (no horizontal scrolling);
@@ -211,6 +212,14 @@ describe('every screen', () => {
       await page.goto('/paramsconfig');
       await page.getByTestId('params-form').waitFor();
       await shoot('paramsconfig');
+
+      await page.goto('/firmware');
+      await page.getByTestId('firmware-table').locator('.ant-table').waitFor();
+      await shoot('firmware');
+
+      await page.goto('/upgradeRecord');
+      await page.getByTestId('upgrade-table').locator('.ant-table').waitFor();
+      await shoot('upgradeRecord');
 
       await page.goto('/deviceDebugging');
       const openSession = page.getByTestId('debug-gateways').locator('[data-testid^="debug-open-"]').first();

@@ -540,7 +540,7 @@ export function BatchWizard({
                 <Form.Item
                   name="deadline"
                   label={t('firmware.wizard.deadline')}
-                  extra={zoneLabel(browserTimeZone())}
+                  extra={t('firmware.wizard.deadlineZone', { zone: zoneLabel(browserTimeZone()) })}
                   rules={[
                     { required: true, message: t('firmware.wizard.deadlineRequired') },
                     {

@@ -1599,6 +1599,7 @@ const enUS: Resources = {
         rebooting: 'Reboot',
       },
       deadline: 'Batch deadline',
+      deadlineZone: 'Time in {{zone}}',
       deadlineRequired: 'Choose the deadline',
       deadlinePast: 'The deadline must be in the future',
       remark: 'Remark',

@@ -1567,6 +1567,7 @@ const zhCN = {
         rebooting: '重启确认',
       },
       deadline: '批次截止时间',
+      deadlineZone: '按 {{zone}} 时间',
       deadlineRequired: '请选择截止时间',
       deadlinePast: '截止时间必须晚于现在',
       remark: '备注',
