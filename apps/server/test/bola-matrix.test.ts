@@ -17,8 +17,18 @@
  * routes are the platform operator's (menus are global): there the owner is the platform.
  */
 
-import { COMPANY_KINDS, type CompanyKind, ErrorCode, endpoints, errorMessage } from '@ess/contract';
-import { eq, inArray, or } from 'drizzle-orm';
+import {
+  COMPANY_KINDS,
+  type CompanyKind,
+  ErrorCode,
+  endpoints,
+  errorMessage,
+  type FirmwarePackageState,
+  firmwareUploadQuery,
+  type UpgradeBatchState,
+  type UpgradeDeviceState,
+} from '@ess/contract';
+import { eq, inArray, or, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMenus, forgetMenus, holdableMenus } from '../src/access/menu-access';
 import { browserPasswordDigest } from '../src/access/password';
@@ -36,6 +46,9 @@ import {
   deviceParams,
   employee,
   employeeRole,
+  firmwareChunk,
+  firmwareDownloadToken,
+  firmwarePackage,
   mailOutbox,
   menu,
   operationLog,
@@ -45,9 +58,11 @@ import {
   site,
   siteParamsInit,
   touScheme,
+  upgradeBatch,
+  upgradeDevice,
   userAccount,
 } from '../src/core/db/schema';
-import { call, type SignedIn, signIn } from './support/client';
+import { call, type Envelope, type SignedIn, signIn } from './support/client';
 import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 import { validScheme } from './support/tou';
@@ -72,6 +87,8 @@ interface RouteCase {
   d?: Outcome;
   /** The call ends the caller's session: sign in afresh for it. */
   endsSession?: boolean;
+  /** How to call it when it is not a JSON POST (the upload): default `call(app, path, body)`. */
+  send?: (body: Body, token: string | undefined) => Promise<Envelope>;
 }
 
 const OK: Outcome = { code: 0 };
@@ -103,6 +120,8 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   let customMenu: number;
   let schemeA: number;
   let mailA: number;
+  let packageA: number;
+  let batchA: number;
   const staff = {} as Record<Caller, Staff | 'admin'>;
   const sessions = {} as Record<Caller, SignedIn>;
   let n = 0;
@@ -181,6 +200,90 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       expiresAt: new Date(at.getTime() + 600_000),
     });
     return id;
+  }
+  /** A firmware package of company A for EMS units (metadata only: no call here reads its bytes). */
+  async function addPackage(state: FirmwarePackageState, name = fresh('fw')) {
+    const [row] = await db
+      .insert(firmwarePackage)
+      .values({
+        companyId: A,
+        name,
+        version: `9.${++n}.0`,
+        deviceType: 'ems',
+        fileName: 'ems.bin',
+        sizeBytes: 1024,
+        sha256: 'a'.repeat(64),
+        chunkBytes: 1024,
+        state,
+        uploaderName: `${M}-uploader`,
+        uploadedAt: new Date(),
+        stateChangedAt: state === 'unused' ? null : new Date(),
+      })
+      .returning({ id: firmwarePackage.id });
+    return row!.id;
+  }
+  /**
+   * An upgrade batch of company A with package A and one device (a new, never connected EMS of
+   * site A) in `deviceState`; one wave, already judged, deadline a day ahead: the engine has
+   * nothing to move in it until a call changes it.
+   */
+  async function addBatch(state: UpgradeBatchState, deviceState: UpgradeDeviceState, batchNo = fresh('UP')) {
+    const at = new Date();
+    const [row] = await db
+      .insert(upgradeBatch)
+      .values({
+        batchNo,
+        companyId: A,
+        packageId: packageA,
+        operatorName: `${M}-operator`,
+        state,
+        pausedReason: state === 'paused' ? 'operator' : null,
+        firstWaveSize: 1,
+        waveSize: 1,
+        waveCount: 1,
+        currentWave: 1,
+        passedWave: 1,
+        failureRateThresholdPct: 100,
+        maxConcurrentDownloads: 1,
+        phaseTimeoutsS: { sent: 60, downloading: 1800, verifying: 300, installing: 900, rebooting: 600 },
+        includeOffline: true,
+        deadlineAt: new Date(at.getTime() + 86_400_000),
+        finishedAt: state === 'finished' ? at : null,
+      })
+      .returning({ id: upgradeBatch.id });
+    const failed = deviceState === 'failed';
+    await db.insert(upgradeDevice).values({
+      batchId: row!.id,
+      deviceId: await addDevice(null),
+      wave: 1,
+      toVersion: '9.0.0',
+      state: deviceState,
+      reason: failed ? 'download_error' : null,
+      timeline: [{ state: deviceState, at: at.toISOString(), percent: null, reason: null, detail: null }],
+    });
+    return row!.id;
+  }
+  /** `firmware/upload` as the console sends it: the file as the body, the fields in the query. */
+  async function upload(body: Body, token: string | undefined): Promise<Envelope> {
+    const file = Buffer.from(`${M} firmware image ${String(body.version)}`);
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: `${endpoints.firmware.upload.path}?${firmwareUploadQuery({
+        name: String(body.name),
+        version: String(body.version),
+        deviceType: 'ems',
+        fileName: 'ems.bin',
+      })}`,
+      payload: file,
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-length': String(file.length),
+        'accept-language': 'zh-CN,zh;q=0.9',
+        ...(token ? { 'x-token': token } : {}),
+      },
+    });
+    if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${response.body}`);
+    return response.json() as Envelope;
   }
   /** An active alarm of site A (raised by an event), named by `${M}-alarm` in its content. */
   async function addAlarm(code = fresh('code')) {
@@ -281,6 +384,32 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         .innerJoin(site, eq(site.id, siteParamsInit.siteId))
         .where(inArray(site.companyId, ids)),
       alarms: await db.select().from(alarm).where(inArray(alarm.companyId, ids)),
+      firmwarePackages: await db
+        .select()
+        .from(firmwarePackage)
+        .where(inArray(firmwarePackage.companyId, ids)),
+      firmwareChunks: await db
+        .select({
+          packageId: firmwareChunk.packageId,
+          seq: firmwareChunk.seq,
+          md5: sql<string>`md5(${firmwareChunk.data})`,
+        })
+        .from(firmwareChunk)
+        .innerJoin(firmwarePackage, eq(firmwarePackage.id, firmwareChunk.packageId))
+        .where(inArray(firmwarePackage.companyId, ids)),
+      downloadTokens: await db
+        .select({ t: firmwareDownloadToken })
+        .from(firmwareDownloadToken)
+        .innerJoin(device, eq(device.id, firmwareDownloadToken.deviceId))
+        .where(inArray(device.companyId, ids)),
+      upgradeBatches: await db.select().from(upgradeBatch).where(inArray(upgradeBatch.companyId, ids)),
+      // A's batches' devices, and A's devices in anyone's batch.
+      upgradeDevices: await db
+        .select({ u: upgradeDevice })
+        .from(upgradeDevice)
+        .innerJoin(upgradeBatch, eq(upgradeBatch.id, upgradeDevice.batchId))
+        .innerJoin(device, eq(device.id, upgradeDevice.deviceId))
+        .where(or(inArray(upgradeBatch.companyId, ids), inArray(device.companyId, ids))),
       menus: await db.select().from(menu),
     };
     // Each row serialised once, then sorted (serialising inside the comparator cost seconds).
@@ -922,6 +1051,95 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.DEVICE_NOT_FOUND),
       e: OK,
     },
+
+    // Firmware packages: one of A's (not the platform's, which every company is offered) is
+    // another company's 7030, as if absent. An upload makes a package of the caller's own
+    // company (B's upload changes nothing of A's; whose it is: the test after the matrix).
+    [endpoints.firmware.pageList.path]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-fw-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.firmware.detail.path]: {
+      body: () => ({ id: packageA }),
+      b: code(ErrorCode.INSTALL_PACKAGE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.firmware.upload.path]: {
+      body: () => ({ name: fresh('fw-up'), version: `8.${++n}.0` }),
+      send: upload,
+      b: OK,
+      e: OK,
+    },
+    [endpoints.firmware.publish.path]: {
+      body: async () => ({ id: await addPackage('unused') }),
+      b: code(ErrorCode.INSTALL_PACKAGE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.firmware.disable.path]: {
+      body: async () => ({ id: await addPackage('published') }),
+      b: code(ErrorCode.INSTALL_PACKAGE_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.firmware.delete.path]: {
+      body: async () => ({ id: await addPackage('unused') }),
+      b: code(ErrorCode.INSTALL_PACKAGE_NOT_FOUND),
+      e: OK,
+    },
+
+    // Upgrade batches: A's package is another company's 3061 (no upgrade firmware), A's batch its
+    // 7037, as if absent. Devices are new EMS units of site A that never connected (they wait).
+    [endpoints.upgrade.candidates.path]: {
+      body: () => ({ packageId: packageA, includeOffline: true }),
+      marker: () => `${M}-gw`,
+      a: SEES,
+      b: code(ErrorCode.NO_UPGRADE_FIRMWARE),
+      e: SEES,
+    },
+    [endpoints.upgrade.create.path]: {
+      body: async () => ({
+        packageId: packageA,
+        deviceIds: [await addDevice(null)],
+        deadlineAt: Date.now() + 86_400_000,
+        includeOffline: true,
+      }),
+      b: code(ErrorCode.NO_UPGRADE_FIRMWARE),
+      e: OK,
+    },
+    [endpoints.upgrade.pageList.path]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-UP-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.upgrade.detail.path]: {
+      body: () => ({ id: batchA }),
+      b: code(ErrorCode.UPGRADE_BATCH_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.upgrade.retry.path]: {
+      body: async () => ({ id: await addBatch('finished', 'failed') }),
+      b: code(ErrorCode.UPGRADE_BATCH_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.upgrade.cancel.path]: {
+      body: async () => ({ id: await addBatch('running', 'waiting') }),
+      b: code(ErrorCode.UPGRADE_BATCH_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.upgrade.pause.path]: {
+      body: async () => ({ id: await addBatch('running', 'waiting') }),
+      b: code(ErrorCode.UPGRADE_BATCH_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.upgrade.resume.path]: {
+      body: async () => ({ id: await addBatch('paused', 'waiting') }),
+      b: code(ErrorCode.UPGRADE_BATCH_NOT_FOUND),
+      e: OK,
+    },
   };
 
   beforeAll(async () => {
@@ -997,6 +1215,8 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     await db
       .insert(operationLog)
       .values({ companyId: A, account: `${M}-logged`, action: 'site.update', code: 0 });
+    packageA = await addPackage('published', `${M}-fw-main`);
+    batchA = await addBatch('running', 'waiting', `${M}-UP-main`);
 
     const everyHoldable = holdableMenus(await allMenus(db), false).map((m) => m.id);
     staff.owner = await addStaff(db, {
@@ -1040,6 +1260,82 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     expect(() => accessOf('/api-bms/x/y', { public: true, permission: 'a:b:c' } as never)).toThrow();
   });
 
+  it('firmware across companies: an upload is the uploader company’s; a platform package offers another company none of A’s devices', async () => {
+    const other = { token: sessions.other.token };
+    const owner = { token: sessions.owner.token };
+    const up = await upload({ name: `${M}-fw-of-B`, version: `7.${++n}.0` }, other.token);
+    expect(up.code, up.msg).toBe(0);
+    expect(up.data.companyId).toBe(B);
+    const list = await call(ctx.app, endpoints.firmware.pageList.path, { pageSize: 500 }, owner);
+    expect(list.code).toBe(0);
+    expect(JSON.stringify(list.data).includes(`${M}-fw-of-B`)).toBe(false);
+    for (const path of [endpoints.firmware.detail.path, endpoints.firmware.publish.path])
+      expect((await call(ctx.app, path, { id: up.data.id }, owner)).code, path).toBe(
+        ErrorCode.INSTALL_PACKAGE_NOT_FOUND,
+      );
+
+    // The platform's published package is offered to B, but with B's devices only; a batch of it
+    // on A's gateway is refused as if the device did not exist, and B cannot disable it.
+    const [platformPackage] = await db
+      .insert(firmwarePackage)
+      .values({
+        companyId: platformId,
+        name: `${M}-fw-platform`,
+        version: `6.${++n}.0`,
+        deviceType: 'ems',
+        fileName: 'ems.bin',
+        sizeBytes: 1024,
+        sha256: 'b'.repeat(64),
+        chunkBytes: 1024,
+        state: 'published',
+        uploaderName: 'platform',
+        uploadedAt: new Date(),
+        stateChangedAt: new Date(),
+      })
+      .returning();
+    const packageId = platformPackage!.id;
+    const candidates = await call(
+      ctx.app,
+      endpoints.upgrade.candidates.path,
+      { packageId, includeOffline: true },
+      other,
+    );
+    expect(candidates.code, candidates.msg).toBe(0);
+    const idsOfA = new Set(
+      (await db.select({ id: device.id }).from(device).where(eq(device.companyId, A))).map((d) => d.id),
+    );
+    expect(idsOfA.size).toBeGreaterThan(0);
+    expect(candidates.data.list.filter((c: { deviceId: number }) => idsOfA.has(c.deviceId))).toEqual([]);
+    const before = await snapshotOfA();
+    const create = await call(
+      ctx.app,
+      endpoints.upgrade.create.path,
+      { packageId, deviceIds: [gatewayA], deadlineAt: Date.now() + 86_400_000, includeOffline: true },
+      other,
+    );
+    expect(create.code, create.msg).toBe(ErrorCode.DEVICE_NOT_FOUND);
+    const disable = await call(ctx.app, endpoints.firmware.disable.path, { id: packageId }, other);
+    expect(disable.code, disable.msg).toBe(ErrorCode.NO_PERMISSION);
+    await ctx.app.upgrades.settled();
+    expect(await snapshotOfA()).toBe(before);
+    const [still] = await db
+      .select({ state: firmwarePackage.state })
+      .from(firmwarePackage)
+      .where(eq(firmwarePackage.id, packageId));
+    expect(still?.state).toBe('published');
+
+    // The platform operator (scope all) may start upgrades with any company's package.
+    const platform = { token: sessions.platform.token };
+    const offered = await call(
+      ctx.app,
+      endpoints.upgrade.candidates.path,
+      { packageId: packageA, includeOffline: true },
+      platform,
+    );
+    expect(offered.code, offered.msg).toBe(0);
+    expect(offered.data.list.some((c: { deviceId: number }) => c.deviceId === gatewayA)).toBe(true);
+  });
+
   for (const [path, spec] of Object.entries(CASES)) {
     it(`${path}: (c) no token, (d) no right, (b) other company, (e) scope self, (a) owner`, async () => {
       const permissionRoute = ctx.app.apiRoutes.find((r) => r.path === path)?.access.kind === 'permission';
@@ -1047,15 +1343,21 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         const session = who === 'none' ? undefined : spec.endsSession ? await signInAs(who) : sessions[who];
         const body = await spec.body();
         // Only a refused call is checked for changes: no snapshot before one expected to succeed.
+        // The upgrade engine's background work (after a batch is made, retried, resumed) ends
+        // before a snapshot, so that only the call can change what it shows.
         const refused = 'code' in expected && expected.code !== 0;
+        if (refused) await ctx.app.upgrades.settled();
         const before = refused ? await snapshotOfA() : '';
-        const answer = await call(ctx.app, path, body, session ? { token: session.token } : {});
+        const answer = spec.send
+          ? await spec.send(body, session?.token)
+          : await call(ctx.app, path, body, session ? { token: session.token } : {});
         const where = `${path} as ${who}: ${answer.code} ${answer.msg}`;
         if ('code' in expected) {
           expect(answer.code, where).toBe(expected.code);
           if (expected.code !== 0) {
             expect(answer.msg, where).toBe(errorMessage(expected.code, 'zh'));
             expect(answer.data, where).toBeNull();
+            await ctx.app.upgrades.settled();
             expect(await snapshotOfA(), `${where} changed the owner's rows`).toBe(before);
           }
         } else {

@@ -200,7 +200,8 @@ export const UPGRADE_DEVICE_STATE_LABELS: Readonly<
 /**
  * Why a device of a batch failed: the device's own reasons (device/ota.ts), or the server's:
  * `timeout` (silent in a phase past its timeout), `deadline` (the batch's deadline passed before
- * it finished — e.g. offline all along), `send_error` (the command could not be sent).
+ * it started — e.g. offline all along; a started device is bounded by its phase timeouts
+ * instead), `send_error` (the command could not be sent).
  */
 export const UPGRADE_FAIL_REASONS = [...OTA_FAILURE_REASONS, 'timeout', 'deadline', 'send_error'] as const;
 export type UpgradeFailReason = (typeof UPGRADE_FAIL_REASONS)[number];
@@ -331,7 +332,10 @@ export const upgradeCandidatesResponse = z.object({
  * finished wave's failed share exceeds `failureRateThresholdPct` %, the batch pauses by itself
  * (`failure_rate`). At most `maxConcurrentDownloads` devices of the batch download at once
  * (and at most the server's own limit across batches). `deadlineAt` (UTC ms, in the future,
- * else 7042): devices not final by then fail with `deadline`.
+ * else 7042): devices still `waiting` then (not started: a later wave, offline all along) fail
+ * with `deadline`; a device already started goes on, bounded by its phase timeouts
+ * (`phaseTimeoutsS`; silent past one: `timeout`), so one half-way through installing is never
+ * failed by the deadline (docs/device-protocol.md "Upgrade batches: what the server does").
  */
 export const upgradeCreateRequest = z.object({
   userInfo: userInfoEcho,

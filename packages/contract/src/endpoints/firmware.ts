@@ -112,7 +112,7 @@ export const upgradeEndpoints = {
     audit: { action: 'upgrade.create', targetType: 'upgrade_batch' },
     summary: 'Start an upgrade batch in waves (first wave, then waves of a set size) with its limits',
     description:
-      'Errors: -100 a field (named), 3061 the package is missing or not published, 7039 a chosen device cannot be upgraded ({sn}, {reason}), 7042 the deadline is not in the future.',
+      'Errors: -100 a field (named), 3061 the package is missing or not published, 3030 a chosen device is outside the caller’s companies (as if absent), 7039 a chosen device cannot be upgraded ({sn}, {reason}), 7042 the deadline is not in the future.',
     tags: ['upgrade'],
   }),
   pageList: defineEndpoint({

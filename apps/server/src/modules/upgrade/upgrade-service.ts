@@ -6,8 +6,8 @@
  * only in transactions under the batch row's lock and then tells the engine (`changed`).
  *
  * Rules, in check order (errors as the contract names them):
- *  - a package is usable when it is `published` and the caller's scope holds its company, or it
- *    is the platform's (else 3061 — also for a missing one);
+ *  - a package is usable when it is `published` and the caller's scope holds its company (scope
+ *    `all`: any company's), or it is the platform's (else 3061 — also for a missing one);
  *  - a device's exclusion (first that applies): `incompatible_type`, `incompatible_model` (the
  *    package names models and the device's is not one of them), `same_version`,
  *    `in_running_batch` (not final in another batch), `no_gateway`, `offline` (the gateway is
@@ -21,7 +21,7 @@
  *  - cancel: waiting devices (all or the named ones) → cancelled (7038 finished; 7041 none);
  *  - pause: running → paused (operator) (7038 otherwise); resume: paused → running (7038
  *    otherwise); resuming a batch the failure rate paused accepts that wave.
- * A batch or device outside the caller's scope answers 7037 / 7039 as if absent.
+ * A batch or device outside the caller's scope answers 7037 / 3030 as if absent.
  */
 import {
   type DeviceType,
@@ -118,7 +118,8 @@ export class UpgradeService {
       .where(
         and(
           eq(firmwarePackage.id, packageId),
-          or(inScope(scope, firmwarePackage.companyId), eq(company.type, 'platform')),
+          // `inScope` is no condition for scope `all`: then every package is the scope's.
+          scope.all ? undefined : or(inScope(scope, firmwarePackage.companyId), eq(company.type, 'platform')),
         ),
       );
     if (row?.pkg.state !== 'published') throw new ApiError(ErrorCode.NO_UPGRADE_FIRMWARE);
