@@ -15,9 +15,24 @@ export interface Measured {
   history?: { p95Ms: number; fromRollups: boolean };
   live?: { p95Ms: number };
   storage?: { bytesPerPoint: number };
+  /** OTA runs (bench/ota.ts): the server's peak RSS (upload and batch), devices final of those in the batch. */
+  otaPostgres?: OtaMeasured;
+  otaPglite?: OtaMeasured;
   /** Sections that stopped with an error. */
   errors: Record<string, string>;
 }
+
+export interface OtaMeasured {
+  devices: number;
+  packageMiB: number;
+  final: number;
+  rssPeakMb: number;
+  wallS: number;
+}
+
+/** The budget's size: a run with fewer devices or a smaller package (BENCH_OTA_*) proves nothing. */
+const OTA_BUDGET_DEVICES = 200;
+const OTA_BUDGET_MIB = 20;
 
 export interface CheckRow {
   budget: string;
@@ -189,6 +204,49 @@ export function checkBudgets(m: Measured): CheckRow[] {
           m,
         ),
       );
+    } else if (what.startsWith('OTA')) {
+      const full = (o: OtaMeasured | undefined) =>
+        o && o.devices >= OTA_BUDGET_DEVICES && o.packageMiB >= OTA_BUDGET_MIB ? o : undefined;
+      // a reduced run (BENCH_OTA_DEVICES / BENCH_OTA_MIB) says so instead of "not run"
+      const reduced = (key: 'otaPostgres' | 'otaPglite', check: string): CheckRow | undefined => {
+        const o = m[key];
+        return o && !full(o) && !m.errors[key]
+          ? { budget: what, check, figure: `${o.devices} × ${o.packageMiB} MiB run`, status: 'not measured' }
+          : undefined;
+      };
+      const pgOta = full(m.otaPostgres);
+      const rssCheck = 'server RSS ≤ 300 MB on PostgreSQL';
+      out.push(
+        reduced('otaPostgres', rssCheck) ??
+          row(
+            what,
+            rssCheck,
+            pgOta?.rssPeakMb,
+            (v) => v <= 300,
+            (v) => `${v} MB peak`,
+            'otaPostgres',
+            m,
+          ),
+      );
+      for (const [key, label] of [
+        ['otaPostgres', 'PostgreSQL'],
+        ['otaPglite', 'PGlite'],
+      ] as const) {
+        const o = full(m[key]);
+        const check = `every device final, 200 × 20 MiB on ${label}`;
+        out.push(
+          reduced(key, check) ??
+            row(
+              what,
+              check,
+              o && o.devices - o.final,
+              (v) => v === 0,
+              (v) => `${v} of ${o!.devices} not final; ${o!.wallS} s`,
+              key,
+              m,
+            ),
+        );
+      }
     } else {
       out.push({ budget: what, check: '', figure: '—', status: 'not measured' });
     }

@@ -1,10 +1,15 @@
 /**
  * Benchmark: an upgrade of 200 simulated gateways (EMS) with a 20 MiB package through the
- * embedded server (design: nothing stalls, server RSS ≤ 300 MB).
+ * server (design: nothing stalls, server RSS ≤ 300 MB).
  *
- * The server runs here as `npm start` runs it — the whole app (buildApp) on PGlite with its
- * embedded broker, the firmware store, the download route and the batch service, at their
- * configured defaults (OTA_MAX_DOWNLOADS). The 200 demo sites are registered the way the demo
+ * The server runs as `npm start` runs it — the whole app (buildApp) with its embedded broker,
+ * the firmware store, the download route and the batch service, at their configured defaults
+ * (OTA_MAX_DOWNLOADS) — on one of two databases: PGlite (in the server's process, as the
+ * default install runs; its WebAssembly instance alone is ~700 MB of RSS) or PostgreSQL (a fresh
+ * database `ess_bench_<hex>` on the given server, 10 pooled connections as in production,
+ * dropped afterwards), where the RSS is the server's own. {@link benchOtaIsolated} runs each in a
+ * fresh process (this file forked with `--ota-child`), so that neither earlier bench sections nor
+ * the other engine's run leave memory in the figure. The 200 demo sites are registered the way the demo
  * registers them (demo-fleet.ts `registerDemoFleet`: a site per gateway, its devices, a secret).
  * The device side runs in a child process (bench/ota-fleet.ts): the simulator's fleet on the
  * server's broker, each gateway downloading for real over HTTP with Range, hashing as it goes,
@@ -47,6 +52,8 @@ const LIMIT_MS = 15 * 60_000;
 const TO_VERSION = 'EMS-9.0.0';
 
 export interface OtaFigures {
+  /** Where the server's data lived. */
+  engine: 'pglite' | 'postgres';
   devices: number;
   packageMiB: number;
   uploadS: number;
@@ -87,11 +94,41 @@ const debug = (text: string) => {
     );
 };
 
-export async function benchOta(): Promise<OtaFigures> {
+/**
+ * {@link benchOta} in a fresh child process (this file with `--ota-child`; stdout/stderr shared),
+ * so the RSS figures are of a process that ran nothing else. Rejects with the child's error, or
+ * when it exits without figures.
+ */
+export function benchOtaIsolated(postgresUrl: string | undefined): Promise<OtaFigures> {
+  const child = fork(fileURLToPath(import.meta.url), ['--ota-child'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, BENCH_OTA_CHILD_URL: postgresUrl ?? '' },
+  });
+  return new Promise((resolve, reject) => {
+    child.on('message', (m: { type: string; figures?: OtaFigures; error?: string }) => {
+      if (m.type === 'figures') resolve(m.figures!);
+      else if (m.type === 'error') reject(new Error(m.error));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`ota bench process exited (${code}) without figures`)));
+  });
+}
+
+/**
+ * One OTA run with the server in this process: on PostgreSQL at `postgresUrl` (a fresh database,
+ * dropped afterwards) or, without it, on PGlite in a temporary folder.
+ */
+export async function benchOta(postgresUrl?: string): Promise<OtaFigures> {
   const rssAtStart = process.memoryUsage.rss();
-  const { database, drop } = await freshDatabase(undefined);
+  const { database, url, drop } = await freshDatabase(postgresUrl);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ess-bench-ota-'));
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(url ? { DATABASE_URL: url } : {}),
+  });
+  debug(`database: ${database.engine}`);
   await seedIfEmpty(database.db, { adminPassword: config.adminPassword, scryptLogN: config.auth.scryptLogN });
   const app = await buildApp({
     config,
@@ -268,6 +305,7 @@ export async function benchOta(): Promise<OtaFigures> {
     const spanS = Math.max(0.001, (sim.lastDownloadEndMs - sim.firstDownloadAtMs) / 1000);
     const mb = sim.bytes / 1e6;
     return {
+      engine: database.engine,
       devices: devices.length,
       packageMiB: OTA_PACKAGE_BYTES / 1048576,
       uploadS: round(up.ms / 1000, 2),
@@ -307,3 +345,14 @@ export async function benchOta(): Promise<OtaFigures> {
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 const mbOf = (bytes: number) => Math.round(bytes / 1048576);
+
+if (process.argv.includes('--ota-child') && process.send) {
+  const send = (m: object) => new Promise<void>((r) => process.send!(m, () => r()));
+  try {
+    const figures = await benchOta(process.env.BENCH_OTA_CHILD_URL || undefined);
+    await send({ type: 'figures', figures });
+  } catch (err) {
+    await send({ type: 'error', error: (err as Error).message });
+  }
+  process.exit(0);
+}
