@@ -22,13 +22,16 @@ import {
   applyLiveDetail,
   BATCH_DEFAULTS,
   BATCH_LIMITS,
+  BATCH_REMARK_MAX,
   batchProgress,
   canCancel,
   canRetry,
   formatBytes,
+  SHA256_HEX_CHARS,
   UPGRADE_PHASES,
   type UploadField,
   uploadFieldValid,
+  VERSION_MAX_CHARS,
 } from '../src/features/firmware/model';
 
 function counts(partial: Partial<UpgradeStateCounts>): UpgradeStateCounts {
@@ -186,15 +189,16 @@ describe('upload form checks agree with the contract', () => {
     ['version', '2.4 beta', false],
     ['version', '', false],
     ['version', '-2.4', false],
-    ['version', 'x'.repeat(64), true],
-    ['version', 'x'.repeat(65), false],
+    ['version', 'x'.repeat(VERSION_MAX_CHARS), true],
+    ['version', 'x'.repeat(VERSION_MAX_CHARS + 1), false],
     ['name', '  ', false],
     ['name', 'EMS main', true],
     ['name', 'n'.repeat(64), true],
     ['name', 'n'.repeat(65), false],
     ['sha256', '', true],
     ['sha256', 'A'.repeat(64), true],
-    ['sha256', 'a'.repeat(63), false],
+    ['sha256', 'a'.repeat(SHA256_HEX_CHARS - 1), false],
+    ['sha256', 'a'.repeat(SHA256_HEX_CHARS + 1), false],
     ['sha256', 'g'.repeat(64), false],
     ['releaseNoteZh', '', true],
     ['releaseNoteZh', '说'.repeat(500), true],
@@ -247,6 +251,13 @@ describe('a new batch', () => {
       phaseTimeoutsS: parsed.phaseTimeoutsS,
     }).toEqual(BATCH_DEFAULTS);
     expect(UPGRADE_PHASES).toEqual(Object.keys(upgradePhaseTimeoutsSchema.shape));
+  });
+
+  it('takes a remark as long as the contract does, and no longer', () => {
+    const ok = (remark: string) =>
+      upgradeCreateRequest.safeParse({ packageId: 1, deviceIds: [1], deadlineAt: 0, remark }).success;
+    expect(ok('r'.repeat(BATCH_REMARK_MAX))).toBe(true);
+    expect(ok('r'.repeat(BATCH_REMARK_MAX + 1))).toBe(false);
   });
 
   it('offers the bounds the contract accepts, and no more', () => {

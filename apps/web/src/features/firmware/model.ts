@@ -156,6 +156,11 @@ export function canCancel(d: UpgradeDeviceRow): boolean {
   return d.state === 'waiting';
 }
 
+/** Longest version (FIRMWARE_VERSION_PATTERN: 1–64 characters), SHA-256 (64 hex digits), batch remark (upgrade/create). */
+export const VERSION_MAX_CHARS = 64;
+export const SHA256_HEX_CHARS = 64;
+export const BATCH_REMARK_MAX = 200;
+
 /** Fields of the upload form as typed. */
 export interface UploadForm {
   name?: string;

@@ -49,7 +49,7 @@ import { useTranslation } from 'react-i18next';
 import { browserTimeZone, NO_VALUE, zoneLabel } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { type CandidatesQuery, createBatch, fetchCandidates, fetchPackages, firmwareKeys } from '../api';
-import { BATCH_DEFAULTS, BATCH_LIMITS, formatBytes, UPGRADE_PHASES } from '../model';
+import { BATCH_DEFAULTS, BATCH_LIMITS, BATCH_REMARK_MAX, formatBytes, UPGRADE_PHASES } from '../model';
 
 const DEFAULTS = BATCH_DEFAULTS;
 const PHASES = UPGRADE_PHASES;
@@ -560,7 +560,7 @@ export function BatchWizard({
                   />
                 </Form.Item>
                 <Form.Item name="remark" label={t('firmware.wizard.remark')}>
-                  <Input maxLength={200} data-testid="upgrade-field-remark" />
+                  <Input maxLength={BATCH_REMARK_MAX} data-testid="upgrade-field-remark" />
                 </Form.Item>
               </div>
             </Form>

@@ -33,7 +33,15 @@ import { DIALOG_WIDTH_PX } from '@/shared/config';
 import { showSuccess } from '@/shared/feedback';
 import { currentLang } from '@/shared/i18n';
 import { uploadPackage } from '../api';
-import { formatBytes, MAX_UPLOAD_MIB, type UploadField, type UploadForm, uploadFieldValid } from '../model';
+import {
+  formatBytes,
+  MAX_UPLOAD_MIB,
+  SHA256_HEX_CHARS,
+  type UploadField,
+  type UploadForm,
+  uploadFieldValid,
+  VERSION_MAX_CHARS,
+} from '../model';
 
 interface Props {
   open: boolean;
@@ -186,7 +194,11 @@ export function UploadDialog({ open, onClose, onUploaded }: Props) {
               tooltip={t('firmware.uploadForm.versionHint')}
               rules={[rule('version', t('firmware.uploadForm.versionRule'))]}
             >
-              <Input maxLength={64} placeholder="2.4.1 / V1.2.3_B05" data-testid="firmware-upload-version" />
+              <Input
+                maxLength={VERSION_MAX_CHARS}
+                placeholder="2.4.1 / V1.2.3_B05"
+                data-testid="firmware-upload-version"
+              />
             </Form.Item>
           </div>
           <div className="fw-form__row">
@@ -252,7 +264,7 @@ export function UploadDialog({ open, onClose, onUploaded }: Props) {
             tooltip={t('firmware.uploadForm.expectedShaHint')}
             rules={[rule('sha256', t('firmware.uploadForm.shaRule'))]}
           >
-            <Input maxLength={64} className="fw-mono" data-testid="firmware-upload-sha" />
+            <Input maxLength={SHA256_HEX_CHARS} className="fw-mono" data-testid="firmware-upload-sha" />
           </Form.Item>
           <Form.Item
             label={t('firmware.uploadForm.file')}

@@ -65,7 +65,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
-import { formatDateTime, formatShortDateTime, NO_VALUE } from '@/shared/format';
+import { browserTimeZone, formatDateTime, formatShortDateTime, NO_VALUE, zoneLabel } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { LiveIndicator, useLiveMessages } from '@/shared/live';
 import { RowActions } from '@/shared/ui/RowActions';
@@ -136,6 +136,7 @@ function Detail({ detail, back, live }: { detail: UpgradeDetail; back: ReactNode
   const { batch } = detail;
   const [stateFilter, setStateFilter] = useState<UpgradeDeviceState | undefined>();
   const [keyword, setKeyword] = useState('');
+  const browserZone = browserTimeZone();
 
   const act = useMutation({
     mutationFn: async ({ action, deviceIds }: { action: Action; deviceIds?: number[] }) => {
@@ -199,6 +200,7 @@ function Detail({ detail, back, live }: { detail: UpgradeDetail; back: ReactNode
       <span className="fw-time" title={d.timezone}>
         {formatDateTime(Date.parse(d.updatedAt), d.timezone)}
       </span>
+      {d.timezone !== browserZone && <span className="fw-muted fw-nowrap">{zoneLabel(d.timezone)}</span>}
       {d.phaseDeadlineAt && (
         <span className="fw-muted fw-nowrap">
           {t('firmware.detail.timesOutAt', {
@@ -404,7 +406,7 @@ function Detail({ detail, back, live }: { detail: UpgradeDetail; back: ReactNode
             },
             {
               key: 'offline',
-              label: t('firmware.wizard.includeOffline'),
+              label: t('firmware.detail.offlineWait'),
               children: detail.includeOffline ? t('common.yes') : t('common.no'),
             },
             {

@@ -84,8 +84,47 @@ export default function UpgradeRecordPage() {
   }, [status, queryClient]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: column texts depend on the language
-  const columns = useMemo<TableColumnsType<UpgradeBatchRow>>(
-    () => [
+  const columns = useMemo<TableColumnsType<UpgradeBatchRow>>(() => {
+    const stateTag = (b: UpgradeBatchRow) => (
+      <Tag color={BATCH_STATE_COLORS[b.state]} data-testid={`upgrade-state-${b.id}`} data-state={b.state}>
+        {UPGRADE_BATCH_STATE_LABELS[b.state][lang]}
+      </Tag>
+    );
+    const open = (b: UpgradeBatchRow) => (
+      <Button
+        size="small"
+        type="link"
+        onClick={() => navigate(detailPath(b.id))}
+        data-testid={`upgrade-open-${b.id}`}
+        aria-label={`${t('firmware.batch.open')} ${b.batchNo}`}
+      >
+        {wide ? t('firmware.batch.open') : null}
+        <RightOutlined />
+      </Button>
+    );
+    if (!wide) {
+      // A phone: one column with what a batch is and how far it got, and the way in.
+      return [
+        {
+          key: 'batch',
+          title: t('firmware.batch.batchNo'),
+          render: (_, b) => (
+            <span className="fw-stack fw-records-stack">
+              <span>
+                <code className="fw-mono fw-strong">{b.batchNo}</code> {stateTag(b)}
+              </span>
+              <span className="fw-muted">
+                {b.packageName} · <code className="fw-mono">{b.version}</code> · {b.operatorName} ·{' '}
+                {formatDateTime(Date.parse(b.createdAt))}
+              </span>
+              <BatchProgress batch={b} testId={`upgrade-progress-${b.id}`} compact />
+            </span>
+          ),
+        },
+        { key: 'open', title: '', width: 40, render: (_, b) => open(b) },
+      ];
+    }
+    return [
       {
         key: 'batchNo',
         title: t('firmware.batch.batchNo'),
@@ -163,22 +202,10 @@ export default function UpgradeRecordPage() {
         key: 'open',
         title: t('firmware.field.actions'),
         fixed: 'right',
-        render: (_, b) => (
-          <Button
-            size="small"
-            type="link"
-            onClick={() => navigate(detailPath(b.id))}
-            data-testid={`upgrade-open-${b.id}`}
-            aria-label={`${t('firmware.batch.open')} ${b.batchNo}`}
-          >
-            {wide ? t('firmware.batch.open') : null}
-            <RightOutlined />
-          </Button>
-        ),
+        render: (_, b) => open(b),
       },
-    ],
-    [i18n.language, wide, navigate],
-  );
+    ];
+  }, [i18n.language, wide, navigate]);
 
   return (
     <Card variant="borderless" className="fw-page" data-testid="upgrade-page">

@@ -1585,6 +1585,7 @@ const zhCN = {
       attempt: '第 {{count}} 次',
       keyword: '设备SN',
       noDevices: '没有符合条件的设备',
+      offlineWait: '离线设备等待上线',
       waves: '分批',
       wavesText: '第 {{current}} / {{count}} 批（首批 {{first}} 台，之后每批 {{size}} 台）',
       retry: '重试',
