@@ -176,6 +176,9 @@ describe.each(engines)('bad input on every call on %s', (engine) => {
     const wrong: string[] = [];
     let checked = 0;
     for (const endpoint of ALL_ENDPOINTS) {
+      // The firmware upload takes its fields in the query string, not a JSON body: its guard
+      // (core/http/endpoint.ts uploadRoute) is not exercised by these JSON calls.
+      if (endpoint.upload) continue;
       for (const f of requestFields(endpoint).filter(isString)) {
         for (const text of ['a\u0000b', 'a\ud800b']) {
           const answer = await asAdmin(endpoint.path, bodyAt(f.path, text));

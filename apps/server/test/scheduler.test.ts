@@ -219,6 +219,8 @@ describe.each(engines)('the app assembled on %s', (engine) => {
       ['job-run-retention', true],
       ['alarm-mail', true],
       ['heartbeat-sweep', false],
+      ['firmware-sweep', false],
+      ['upgrade-sweep', false],
     ]);
     expect(tasks.find((t) => t.name === 'heartbeat-sweep')!.schedule).toEqual({ everyMs: 15_000 });
     expect(tasks.find((t) => t.name === 'alarm-mail')!.schedule).toEqual({ everyMs: 10_000 });
