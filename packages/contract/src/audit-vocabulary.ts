@@ -96,6 +96,13 @@ const ACTION_LABELS = {
   'upgrade.resume': { zh: '继续升级批次', en: 'Resume upgrade batch' },
 
   'alarm.ack': { zh: '确认告警', en: 'Acknowledge alarms' },
+
+  'job.create': { zh: '新增定时任务', en: 'Create scheduled task' },
+  'job.update': { zh: '修改定时任务', en: 'Edit scheduled task' },
+  'job.delete': { zh: '删除定时任务', en: 'Delete scheduled task' },
+  'job.pause': { zh: '暂停定时任务', en: 'Pause scheduled task' },
+  'job.recover': { zh: '恢复定时任务', en: 'Recover scheduled task' },
+  'job.trigger': { zh: '手动执行定时任务', en: 'Trigger scheduled task' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** An action the operation log records, e.g. `role.update`, `tou.push`, `user.login`. */
@@ -135,6 +142,7 @@ const TARGET_LABELS = {
   firmware_package: { zh: '固件包', en: 'Firmware package' },
   upgrade_batch: { zh: '升级批次', en: 'Upgrade batch' },
   alarm: { zh: '告警', en: 'Alarm' },
+  job: { zh: '定时任务', en: 'Scheduled task' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** The type of row an operation-log entry names as its target (`targetType`). */

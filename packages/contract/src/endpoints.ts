@@ -36,6 +36,7 @@ import { deviceEndpoints } from './endpoints/device';
 import { employeeEndpoints } from './endpoints/employee';
 import { exportEndpoints } from './endpoints/export';
 import { firmwareEndpoints, upgradeEndpoints } from './endpoints/firmware';
+import { jobEndpoints } from './endpoints/job';
 import { logEndpoints } from './endpoints/log';
 import { mailEndpoints } from './endpoints/mail';
 import { menuEndpoints } from './endpoints/menu';
@@ -59,6 +60,7 @@ export * from './endpoints/device';
 export * from './endpoints/employee';
 export * from './endpoints/export';
 export * from './endpoints/firmware';
+export * from './endpoints/job';
 export * from './endpoints/log';
 export * from './endpoints/mail';
 export * from './endpoints/menu';
@@ -80,6 +82,7 @@ export const endpoints = {
   role: roleEndpoints,
   menu: menuEndpoints,
   log: logEndpoints,
+  job: jobEndpoints,
   company: companyEndpoints,
   agent: agentEndpoints,
   investor: investorEndpoints,

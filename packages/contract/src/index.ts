@@ -11,6 +11,7 @@ export * from './api/employee';
 export * from './api/envelope';
 export * from './api/export';
 export * from './api/firmware';
+export * from './api/job';
 export * from './api/live';
 export * from './api/menu';
 export * from './api/monitor';

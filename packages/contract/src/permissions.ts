@@ -28,6 +28,16 @@ export const Perm = {
 
   logList: 'system:log:list',
 
+  /** Scheduled tasks (/system/job, platform only): list them, their kinds and run log. */
+  jobList: 'monitor:job:list',
+  /** Create and edit tasks. */
+  jobSave: 'monitor:job:save',
+  jobDelete: 'monitor:job:delete',
+  /** Pause and recover tasks. */
+  jobStatus: 'monitor:job:changeStatus',
+  /** Run a task now. */
+  jobTrigger: 'monitor:job:trigger',
+
   agentList: 'org:agent:list',
   agentSave: 'org:agent:save',
   agentStatus: 'org:agent:status',

@@ -55,6 +55,13 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the pool replaces it on next use.
   pool.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
+  // pg-pool listens for errors only on idle clients: a connection cut while a client is checked
+  // out between two queries (inside a transaction, during a fast shutdown) emits 'error' with no
+  // listener, an uncaught exception that would end the process. The query in flight (or the next
+  // one) fails on its own and the caller's retry handles it; here it is only logged.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
+  });
   // Fail fast on a wrong URL rather than at the first request.
   const client = await pool.connect();
   client.release();
