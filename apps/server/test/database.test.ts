@@ -8,11 +8,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_ACCOUNT, PLATFORM_COMPANY_NAME, seedIfEmpty } from '../src/access/seed';
 import { LOCK_FILE, lockDataDir, STALE_MS } from '../src/core/db/data-dir-lock';
 import { type Database, DataDirInUseError, openDatabase } from '../src/core/db/database';
+import { rowsOf } from '../src/core/db/rows';
 import { company, employee, menu, role, userAccount } from '../src/core/db/schema';
 import { createTestApp, TEST_SCRYPT_LOG_N } from './support/test-app';
 
@@ -252,3 +253,40 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL database', () => {
     ).rejects.toThrow();
   });
 });
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)(
+  'PostgreSQL connection cut while a client is checked out',
+  () => {
+    it('the transaction fails, nothing is thrown past it, and the next query works', async () => {
+      const database = await openDatabase({
+        databaseUrl: process.env.TEST_DATABASE_URL,
+        dataDir: os.tmpdir(),
+      });
+      const uncaught: Error[] = [];
+      const onUncaught = (err: Error) => uncaught.push(err);
+      process.on('uncaughtException', onUncaught);
+      try {
+        const outcome = await database.db
+          .transaction(async (tx) => {
+            const [{ pid }] = rowsOf<{ pid: number }>(await tx.execute(sql`SELECT pg_backend_pid() AS pid`));
+            // Another connection ends this one between two queries of the transaction (as a fast
+            // shutdown or a failover does); wait until the socket has seen it.
+            await database.db.execute(sql`SELECT pg_terminate_backend(${pid})`);
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            await tx.execute(sql`SELECT 1`);
+          })
+          .then(
+            () => 'committed',
+            (err: Error) => `failed: ${err.message}`,
+          );
+        expect(outcome).toMatch(/^failed: /);
+        expect(uncaught).toEqual([]);
+        const [{ one }] = rowsOf<{ one: number }>(await database.db.execute(sql`SELECT 1 AS one`));
+        expect(one).toBe(1);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await database.close();
+      }
+    });
+  },
+);
