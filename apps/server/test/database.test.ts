@@ -268,7 +268,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       try {
         const outcome = await database.db
           .transaction(async (tx) => {
-            const [{ pid }] = rowsOf<{ pid: number }>(await tx.execute(sql`SELECT pg_backend_pid() AS pid`));
+            const pid = rowsOf<{ pid: number }>(await tx.execute(sql`SELECT pg_backend_pid() AS pid`))[0]!
+              .pid;
             // Another connection ends this one between two queries of the transaction (as a fast
             // shutdown or a failover does); wait until the socket has seen it.
             await database.db.execute(sql`SELECT pg_terminate_backend(${pid})`);
@@ -281,8 +282,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
           );
         expect(outcome).toMatch(/^failed: /);
         expect(uncaught).toEqual([]);
-        const [{ one }] = rowsOf<{ one: number }>(await database.db.execute(sql`SELECT 1 AS one`));
-        expect(one).toBe(1);
+        const rows = rowsOf<{ one: number }>(await database.db.execute(sql`SELECT 1 AS one`));
+        expect(rows[0]?.one).toBe(1);
       } finally {
         process.off('uncaughtException', onUncaught);
         await database.close();

@@ -37,7 +37,9 @@
  *    forward (phase order; repeated `downloading` updates the percent), and only the row of the
  *    event's `batchId` for that device, while it is started and the package matches. `success`
  *    with the package's version, or a birth reporting it (connection-tracker.ts `onFirmware`),
- *    is success; `success` with another version is `failed: install_error`.
+ *    is success — also for a device failed `timeout` (silent past a phase, e.g. a long reboot,
+ *    then back on the new version: its timeline keeps the timeout before the success); `success`
+ *    with another version is `failed: install_error`.
  *  - **Waves.** Devices are numbered into waves at creation (first wave `first_wave_size`, then
  *    `wave_size` each). Wave w may start when wave w−1 is settled: every device final, or
  *    waiting for its offline gateway (it starts when the gateway reconnects, until the deadline).
@@ -64,7 +66,7 @@ import {
   type UpgradeFailReason,
   type UpgradePhaseTimeouts,
 } from '@ess/contract';
-import { and, asc, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
@@ -638,12 +640,24 @@ export class OtaBatchService {
       this.log.debug({ sn: gateway.sn, batchId: event.batchId }, 'ota event of no current upgrade ignored');
       return;
     }
-    await this.moveById(row.id, null, (r) => phaseMove(r, event.phase, event));
+    // A `success` may come after the row timed out (a reboot longer than its phase timeout):
+    // with the batch's version it is a success; anything else leaves the timeout as it is.
+    await this.moveById(
+      row.id,
+      null,
+      (r) => {
+        const move = phaseMove(r, event.phase, event);
+        return r.state === 'failed' && move?.state !== 'success' ? null : move;
+      },
+      { afterTimeout: event.phase === 'success' },
+    );
   }
 
   /**
    * Births reported firmware versions (connection-tracker.ts): a started device now running its
-   * batch's version is upgraded.
+   * batch's version is upgraded — and so is one that was failed `timeout` (it went silent in a
+   * phase, e.g. a long reboot, and then came back running the version: the upgrade did happen;
+   * its timeline keeps the timeout before the success).
    */
   async firmwareReported(reports: ReadonlyArray<{ deviceId: number; firmware: string }>): Promise<void> {
     for (const r of reports) {
@@ -653,17 +667,22 @@ export class OtaBatchService {
         .where(
           and(
             eq(upgradeDevice.deviceId, r.deviceId),
-            inArray(upgradeDevice.state, [...STARTED_STATES]),
+            or(
+              inArray(upgradeDevice.state, [...STARTED_STATES]),
+              and(eq(upgradeDevice.state, 'failed'), eq(upgradeDevice.reason, 'timeout')),
+            ),
             eq(upgradeDevice.toVersion, r.firmware),
           ),
-        );
+        )
+        .orderBy(desc(upgradeDevice.id))
+        .limit(1);
       if (row)
-        await this.moveById(row.id, null, () => ({
-          state: 'success',
-          percent: 100,
-          detail: null,
-          entry: true,
-        }));
+        await this.moveById(
+          row.id,
+          null,
+          () => ({ state: 'success', percent: 100, detail: null, entry: true }),
+          { afterTimeout: true },
+        );
     }
   }
 
@@ -675,11 +694,16 @@ export class OtaBatchService {
     rowId: number,
     commandId: string | null,
     decide: (row: UpgradeDeviceRecord) => Move | null,
+    options: { afterTimeout?: boolean } = {},
   ): Promise<void> {
     const now = new Date(this.now());
     const moved = await this.db.transaction(async (tx) => {
       const [row] = await tx.select().from(upgradeDevice).where(eq(upgradeDevice.id, rowId)).for('update');
-      if (!row || !(STARTED_STATES as readonly string[]).includes(row.state)) return null;
+      if (!row) return null;
+      const timedOut = row.state === 'failed' && row.reason === 'timeout';
+      if (!(STARTED_STATES as readonly string[]).includes(row.state) && !(options.afterTimeout && timedOut)) {
+        return null;
+      }
       if (commandId !== null && row.commandId !== commandId) return null;
       const move = decide(row);
       if (!move) return null;
