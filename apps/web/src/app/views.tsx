@@ -30,6 +30,7 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'system/employee/index': lazy(() => import('@/features/org-people/pages/EmployeesPage')),
   'system/role/index': lazy(() => import('@/features/system/role/RoleListPage')),
   'system/log/index': lazy(() => import('@/features/system/log/OperationLogPage')),
+  'system/job/index': lazy(() => import('@/features/job/pages/JobPage')),
   'strategy/timetariff/index': lazy(() => import('@/features/tou/pages/TimeTariffPage')),
   'strategy/chargestrategy/index': lazy(() => import('@/features/tou/pages/ChargeStrategyPage')),
   'monitor/realtime/index': lazy(() => import('@/features/monitor-data/RealtimePage')),
