@@ -63,6 +63,7 @@ import { DebugService } from './modules/debug/debug-service';
 import { employeeRoutes } from './modules/employee/employee-routes';
 import { exportRoutes } from './modules/export/export-routes';
 import { firmwareRoutes, otaDownloadRoutes } from './modules/firmware/firmware-routes';
+import { jobRoutes } from './modules/job/job-routes';
 import { menuRoutes } from './modules/menu/menu-routes';
 import { monitorRoutes } from './modules/monitor/monitor-routes';
 import { siteMonitorRoutes } from './modules/monitor/site-monitor-routes';
@@ -262,6 +263,25 @@ const servicesPlugin = fp(
       unpublishParams();
       paramsPush.stop();
     });
+    // Re-push of unanswered ToU and parameter sends: a scheduled task (one instance per fire),
+    // not a timer of each delivery service.
+    app.taskKinds.register({
+      kind: 'delivery-retry',
+      label: { zh: '下发重试', en: 'Delivery retry' },
+      description: {
+        zh: '释放已过期的下发租约，并按重试间隔重新下发未应答的分时电价和设备参数',
+        en: 'Frees delivery leases that ran out and re-sends unanswered ToU schemes and device parameters when their retry is due',
+      },
+      params: [],
+      defaultCron: '*/15 * * * * *',
+      defaultTimeoutS: 120,
+      system: { cron: '*/15 * * * * *', misfire: 'skip' },
+      run: async () => {
+        await touPush.delivery.sweep();
+        await paramsPush.delivery.sweep();
+        return null;
+      },
+    });
     // Firmware packages (issue 16): bytes in the database; stale uploads and expired download
     // tokens swept on every instance (idempotent deletes).
     const firmware = new FirmwareStore(db, {
@@ -350,6 +370,7 @@ const routesPlugin = fp(
       await api.register(debugRoutes);
       await api.register(upgradeRoutes);
       await api.register(firmwareRoutes);
+      await api.register(jobRoutes);
     });
     // The devices' firmware download (issue 16): outside /api-bms, a token instead of a session.
     await app.register(otaDownloadRoutes);

@@ -8,7 +8,7 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobRun } from '../src/core/db/schema';
+import { jobRun, scheduledTask } from '../src/core/db/schema';
 import { Scheduler } from '../src/jobs/scheduler';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 import { waitFor } from './support/wait';
@@ -210,28 +210,51 @@ describe.each(engines)('the app assembled on %s', (engine) => {
     await ctx?.close();
   });
 
-  it('registers the server tasks, with the heartbeat sweep local to the instance', async () => {
+  it('registers the engine sweeps as local code tasks and the kinds with their system tasks', async () => {
     expect(ctx.app.devices).not.toBeNull();
+    await ctx.app.scheduler.syncJobs(true);
     const tasks = ctx.app.scheduler.list();
-    expect(tasks.map((t) => [t.name, t.claimed])).toEqual([
-      ['telemetry-partitions', true],
-      ['log-retention', true],
-      ['job-run-retention', true],
-      ['alarm-mail', true],
+    expect(tasks.filter((t) => t.jobId === null).map((t) => [t.name, t.claimed])).toEqual([
       ['heartbeat-sweep', false],
       ['firmware-sweep', false],
       ['upgrade-sweep', false],
     ]);
     expect(tasks.find((t) => t.name === 'heartbeat-sweep')!.schedule).toEqual({ everyMs: 15_000 });
-    expect(tasks.find((t) => t.name === 'alarm-mail')!.schedule).toEqual({ everyMs: 10_000 });
+    expect(ctx.app.taskKinds.list().map((k) => k.kind)).toEqual([
+      'telemetry-partitions',
+      'log-retention',
+      'job-run-retention',
+      'alarm-mail',
+      'device-clock-check',
+      'delivery-retry',
+    ]);
+    // Every kind's system task is scheduled, claimed, in UTC; alarm-mail every MAIL_JOB_INTERVAL_S (10 s).
+    const jobs = await ctx.database.db.select().from(scheduledTask);
+    expect(jobs.map((j) => j.kind).sort()).toEqual(
+      ctx.app.taskKinds
+        .list()
+        .map((k) => k.kind)
+        .sort(),
+    );
+    for (const job of jobs) {
+      const task = tasks.find((t) => t.jobId === job.id)!;
+      expect(task).toMatchObject({ name: `job:${job.id}`, claimed: true });
+      expect(task.schedule).toMatchObject({ cron: job.cron, timezone: 'UTC' });
+    }
+    expect(jobs.find((j) => j.kind === 'alarm-mail')!.cron).toBe('*/10 * * * * *');
   });
 
-  it('a fire of a server task is recorded with its result', async () => {
+  it('a fire of a system task is recorded with its result', async () => {
+    const [job] = await ctx.database.db
+      .select()
+      .from(scheduledTask)
+      .where(eq(scheduledTask.kind, 'log-retention'));
     const fireAt = new Date(Date.UTC(2031, 5, 1, 12, 15));
-    expect(await ctx.app.scheduler.fire('log-retention', fireAt)).toBe('succeeded');
-    const [row] = await ctx.database.db.select().from(jobRun).where(eq(jobRun.task, 'log-retention'));
+    expect(await ctx.app.scheduler.fire(`job:${job!.id}`, fireAt)).toBe('succeeded');
+    const [row] = await ctx.database.db.select().from(jobRun).where(eq(jobRun.jobId, job!.id));
     expect(row).toMatchObject({
       state: 'succeeded',
+      trigger: 'schedule',
       claimedBy: ctx.app.scheduler.instanceId,
       result: { operationLog: 0, connectionLog: 0, sentMail: 0, debugFrames: 0, debugSessions: 0 },
     });

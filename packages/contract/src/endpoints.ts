@@ -36,6 +36,7 @@ import { deviceEndpoints } from './endpoints/device';
 import { employeeEndpoints } from './endpoints/employee';
 import { exportEndpoints } from './endpoints/export';
 import { firmwareEndpoints, upgradeEndpoints } from './endpoints/firmware';
+import { jobEndpoints } from './endpoints/job';
 import { logEndpoints } from './endpoints/log';
 import { mailEndpoints } from './endpoints/mail';
 import { menuEndpoints } from './endpoints/menu';
@@ -81,6 +82,7 @@ export const endpoints = {
   role: roleEndpoints,
   menu: menuEndpoints,
   log: logEndpoints,
+  job: jobEndpoints,
   company: companyEndpoints,
   agent: agentEndpoints,
   investor: investorEndpoints,

@@ -51,7 +51,8 @@
  *    `retryAfterMs` after the request it answered — the latest of `requested_at` (a save, an
  *    assignment, a time-zone change) and `resend_after` (a reconnect, a push) — by default 1, 5,
  *    15 and 60 min after it, so at most four retries, each only while the gateway is online
- *    (checked by `sweep`, every `sweepEveryMs`; the claim's `sent_at` condition lets one instance
+ *    (checked by `sweep` — in the app the scheduled task `delivery-retry`, every 15 s on one
+ *    instance (jobs-plugin.ts) — the claim's `sent_at` condition lets one instance
  *    send each). After the last, the row waits for the next save, reconnect, push or start. A
  *    refusal is not retried: the device would refuse it again.
  *  - **Resends**: a gateway that comes online, or announces itself online again, gets every
@@ -61,7 +62,7 @@
  *    drop (a connection), the receipt (a live reannounce) or when the connection was first
  *    recorded (a retained birth at start: an instance (re)starting beside others sends nothing
  *    for an unchanged connection). `sendNow` (the operator's push) resends and waits; `start`
- *    sends every row not applied; `sweep` (every `sweepEveryMs`, and at start) frees leases that
+ *    sends every row not applied; `sweep` (the `delivery-retry` task, and at start) frees leases that
  *    ran out — their instance died with the command out — and sends again. A failed row goes out
  *    again at the next of these, at a save, or as a retry; it is never retried in a loop.
  *
@@ -159,7 +160,11 @@ export interface DeliveryOptions {
   now?: () => number;
   /** Lease beyond the reply timeout before another instance may take the target (ms; 5 s). */
   leaseGraceMs?: number;
-  /** How often leases that ran out are freed and their targets sent again (ms; 15 s). */
+  /**
+   * A timer of the service's own for `sweep` (ms; default none). The app leaves it off: the
+   * scheduled task `delivery-retry` (jobs-plugin.ts) sweeps on one instance per fire. For uses
+   * of the service without a scheduler.
+   */
   sweepEveryMs?: number;
   /**
    * How often the sends waiting for a reply are checked (one query for all of them) for another
@@ -325,7 +330,7 @@ export class DeliveryService {
       options.instanceId ?? `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
     this.now = options.now ?? Date.now;
     this.leaseGraceMs = options.leaseGraceMs ?? 5000;
-    this.sweepEveryMs = options.sweepEveryMs ?? 15_000;
+    this.sweepEveryMs = options.sweepEveryMs ?? 0;
     this.pollEveryMs = options.pollEveryMs ?? 250;
     this.retryAfterMs = [...(options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS)].sort((a, b) => a - b);
   }
@@ -356,8 +361,10 @@ export class DeliveryService {
     }
     this.recovery ??= this.freeExpired();
     this.background(this.recovery.then(() => (devices ? this.resendDue() : undefined)));
-    this.sweepTimer = setInterval(() => this.background(this.sweep()), this.sweepEveryMs);
-    this.sweepTimer.unref();
+    if (this.sweepEveryMs > 0) {
+      this.sweepTimer = setInterval(() => this.background(this.sweep()), this.sweepEveryMs);
+      this.sweepTimer.unref();
+    }
   }
 
   /**
@@ -578,8 +585,8 @@ export class DeliveryService {
 
   /**
    * Frees leases that ran out (their instance stopped with the command out) — a row still `sent`
-   * is pending again — and sends those targets when due. Runs every `sweepEveryMs`; public so that
-   * a test can run it now.
+   * is pending again — and sends those targets when due, then sends the retries that are due. The
+   * scheduled task `delivery-retry` runs it (jobs-plugin.ts); tests call it directly.
    */
   async sweep(): Promise<void> {
     const targets = await this.freeExpired();

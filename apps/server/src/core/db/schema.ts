@@ -700,11 +700,51 @@ export const operationLog = pgTable(
  * by another instance (`attempts` + 1). `state` running | succeeded | failed, with the task's
  * `result` (JSON) or `error`. Rows older than the run retention are deleted (job `job-runs`).
  */
+/**
+ * An operator's scheduled task (issue 18; contract api/job.ts): a kind from the server's registry
+ * (jobs/task-kinds.ts) with its parameters, a six-field cron read in `timezone`, a fire window
+ * `[start_at, end_at)`, misfire policy `run_once | skip`, overlap, timeout, status
+ * `normal | pause`. `system` rows are seeded at start (one per kind) and cannot be deleted. Its
+ * runs are `job_run` rows with `task = 'job:<id>'` and `job_id` (deleted with it).
+ */
+export const scheduledTask = pgTable(
+  'scheduled_task',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    name: text('name').notNull(),
+    group: text('group').notNull(),
+    kind: text('kind').notNull(),
+    params: jsonb('params').$type<Record<string, number | boolean | string>>().notNull().default({}),
+    cron: text('cron').notNull(),
+    timezone: text('timezone').notNull().default('UTC'),
+    startAt: timestamp('start_at', { withTimezone: true }),
+    endAt: timestamp('end_at', { withTimezone: true }),
+    /** run_once | skip */
+    misfire: text('misfire').notNull().default('run_once'),
+    allowOverlap: boolean('allow_overlap').notNull().default(false),
+    timeoutS: integer('timeout_s').notNull(),
+    /** normal | pause */
+    status: text('status').notNull().default('normal'),
+    remark: text('remark'),
+    system: boolean('system').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('scheduled_task_group_name_uq').on(t.group, t.name),
+    uniqueIndex('scheduled_task_system_kind_uq').on(t.kind).where(sql`system`),
+  ],
+);
+
 export const jobRun = pgTable(
   'job_run',
   {
     id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
     task: text('task').notNull(),
+    /** The operator's task this run is of (`task = 'job:<id>'`); null for code-registered tasks. */
+    jobId: integer('job_id').references(() => scheduledTask.id, { onDelete: 'cascade' }),
+    /** schedule | manual | misfire */
+    trigger: text('trigger').notNull().default('schedule'),
     /** The scheduled time this run is for (UTC), not when it started. */
     fireAt: timestamp('fire_at', { withTimezone: true }).notNull(),
     /** Instance id (`host:pid:random`) of the current runner. */
@@ -721,6 +761,7 @@ export const jobRun = pgTable(
     uniqueIndex('job_run_task_fire_uq').on(t.task, t.fireAt),
     index('job_run_unfinished_idx').on(t.task, t.leaseUntil).where(sql`finished_at IS NULL`),
     index('job_run_fire_idx').on(t.fireAt),
+    index('job_run_job_idx').on(t.jobId, t.startedAt.desc()),
   ],
 );
 
