@@ -3,8 +3,13 @@
  * maps SNs to registered devices, queues rows and writes them in batches (telemetry-store.ts).
  *
  * `accept()` resolves once the message is stored (or deliberately dropped); the transports
- * acknowledge the MQTT message (PUBACK) only then, so acknowledged telemetry is never lost. The
- * queue is bounded: when it is full, `accept()` waits, acknowledgements stop, and the devices'
+ * acknowledge the MQTT message (PUBACK) only then, so acknowledged telemetry is never lost.
+ *
+ * Messages are queued in lanes by gateway (`gatewayId % lanes`): each lane writes its batches one
+ * after another, in arrival order, and the lanes write at the same time on separate connections
+ * of the pool (PostgreSQL; PGlite has one connection, so one lane). A gateway's messages — and
+ * so its devices' rows, rollups, latest values and alarm events — stay in one lane, in order;
+ * lanes touch disjoint rows, so they never wait for each other. The queue is bounded: when it is full, `accept()` waits, acknowledgements stop, and the devices'
  * in-flight windows throttle them (back-pressure). A failing database is retried with backoff
  * while the queue holds the messages.
  *
@@ -21,6 +26,8 @@
  * it is no sign of life (no heartbeat, no last-seen, no time sync), it is not pushed live, and the
  * alarms it raises are history, not news (not mailed: telemetry-store.ts).
  */
+
+import { PGlite } from '@electric-sql/pglite';
 import {
   type EventPayload,
   eventPayload,
@@ -99,12 +106,34 @@ type PendingBody = Omit<
 export interface IngestOptions {
   /** Longest wait before a batch is written (ms). */
   flushIntervalMs?: number;
-  /** Rows that trigger an immediate write. */
+  /** Rows (of one lane) that trigger an immediate write. */
   maxBatchRows?: number;
+  /**
+   * Batches written at the same time, each by its own transaction (gateways split by id);
+   * default {@link DEFAULT_LANES} on PostgreSQL, 1 on PGlite (one connection).
+   */
+  lanes?: number;
   /** Rows queued before `accept()` starts waiting (back-pressure). */
   maxQueuedRows?: number;
   /** The clock (UTC ms) of the backfill window and clock-skew rules and of receive times; tests inject one. */
   now?: () => number;
+}
+
+/** Default of {@link IngestOptions.lanes} on PostgreSQL: leaves most of the pool (10) to the API. */
+export const DEFAULT_LANES = 4;
+
+/** Whether `db` runs on PGlite (one connection: its transactions run one at a time). */
+function isPglite(db: Db): boolean {
+  const client = (db as { $client?: unknown }).$client;
+  return client instanceof PGlite;
+}
+
+/** A lane: its queue, its pending flush timer and the batch it is writing. */
+interface Lane {
+  queue: Pending[];
+  rows: number;
+  timer: NodeJS.Timeout | null;
+  flushing: Promise<void> | null;
 }
 
 export class IngestPipeline {
@@ -123,12 +152,10 @@ export class IngestPipeline {
     deadLettered: 0,
     queued: 0,
   };
-  private queue: Pending[] = [];
+  private readonly lanes: Lane[];
   private readonly paramsHandlers = new Set<ParamsReportHandler>();
   private readonly otaHandlers = new Set<OtaEventHandler>();
   private queuedRows = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> | null = null;
   private spaceWaiters: (() => void)[] = [];
   private closed = false;
   /** Set by `close()`: failures of the database are not retried past it. */
@@ -149,6 +176,8 @@ export class IngestPipeline {
     this.maxBatchRows = options.maxBatchRows ?? 2000;
     this.maxQueuedRows = options.maxQueuedRows ?? 50_000;
     this.now = options.now ?? Date.now;
+    const lanes = Math.max(1, Math.floor(options.lanes ?? (isPglite(db) ? 1 : DEFAULT_LANES)));
+    this.lanes = Array.from({ length: lanes }, () => ({ queue: [], rows: 0, timer: null, flushing: null }));
   }
 
   /**
@@ -240,8 +269,9 @@ export class IngestPipeline {
     while (this.queuedRows >= this.maxQueuedRows && !this.closed) {
       await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
     }
+    const lane = this.lanes[gateway.deviceId % this.lanes.length]!;
     await new Promise<void>((done) => {
-      this.queue.push({
+      lane.queue.push({
         ...pending,
         history,
         gatewayId: gateway.deviceId,
@@ -251,9 +281,11 @@ export class IngestPipeline {
         body: parsed.body,
         done,
       });
-      this.queuedRows += pending.rows.length + pending.events.length;
+      const rows = pending.rows.length + pending.events.length;
+      lane.rows += rows;
+      this.queuedRows += rows;
       this.stats.queued = this.queuedRows;
-      this.schedule();
+      this.schedule(lane);
     });
   }
 
@@ -264,11 +296,13 @@ export class IngestPipeline {
    */
   async close(closeGraceMs = 5_000): Promise<void> {
     this.closeDeadline = Date.now() + closeGraceMs;
-    const drain = (async () => {
-      while (this.queue.length > 0 || this.flushing) {
-        await (this.flushing ?? this.flush());
-      }
-    })();
+    const drain = Promise.all(
+      this.lanes.map(async (lane) => {
+        while (lane.queue.length > 0 || lane.flushing) {
+          await (lane.flushing ?? this.flush(lane));
+        }
+      }),
+    );
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
       timer = setTimeout(() => resolve('deadline'), closeGraceMs);
@@ -394,34 +428,36 @@ export class IngestPipeline {
     return { rows: [], events };
   }
 
-  private schedule(): void {
-    if (this.flushing) return;
-    if (this.queuedRows >= this.maxBatchRows) {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
-      void this.flush().catch(() => undefined); // only past the close deadline; close() reports it
+  private schedule(lane: Lane): void {
+    if (lane.flushing) return;
+    if (lane.rows >= this.maxBatchRows) {
+      if (lane.timer) clearTimeout(lane.timer);
+      lane.timer = null;
+      void this.flush(lane).catch(() => undefined); // only past the close deadline; close() reports it
       return;
     }
-    this.timer ??= setTimeout(() => {
-      this.timer = null;
-      void this.flush().catch(() => undefined); // only past the close deadline; close() reports it
+    lane.timer ??= setTimeout(() => {
+      lane.timer = null;
+      void this.flush(lane).catch(() => undefined); // only past the close deadline; close() reports it
     }, this.flushIntervalMs);
   }
 
-  private flush(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    this.flushing = this.flushOnce().finally(() => {
-      this.flushing = null;
-      if (this.queue.length > 0) this.schedule();
+  private flush(lane: Lane): Promise<void> {
+    if (lane.flushing) return lane.flushing;
+    lane.flushing = this.flushOnce(lane).finally(() => {
+      lane.flushing = null;
+      if (lane.queue.length > 0) this.schedule(lane);
     });
-    return this.flushing;
+    return lane.flushing;
   }
 
-  private async flushOnce(): Promise<void> {
-    const batch = this.queue.splice(0);
+  private async flushOnce(lane: Lane): Promise<void> {
+    const batch = lane.queue.splice(0);
     if (batch.length === 0) return;
+    const rows = batch.reduce((n, p) => n + p.rows.length + p.events.length, 0);
+    lane.rows -= rows;
     await this.settle(batch, false);
-    this.queuedRows -= batch.reduce((n, p) => n + p.rows.length + p.events.length, 0);
+    this.queuedRows -= rows;
     this.stats.queued = this.queuedRows;
     for (const p of batch) p.done();
     while (this.queuedRows < this.maxQueuedRows && this.spaceWaiters.length > 0) this.spaceWaiters.shift()!();

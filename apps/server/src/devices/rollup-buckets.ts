@@ -4,6 +4,12 @@
  * is a multiple of both), and daily buckets starting at local midnight of the site's time zone
  * (equal to `date_trunc('day', ts AT TIME ZONE tz) AT TIME ZONE tz`, DST included: the contract's
  * `localDayStart`).
+ *
+ * {@link aggregateBuckets} folds a batch's raw rows into 15-minute buckets and derives the hour
+ * and day buckets from those (docs/architecture.md "Telemetry store"): an hour is four whole
+ * quarters, and a site-local day is whole quarters too whenever its midnight falls on a quarter
+ * (every UTC offset in use is a multiple of 15 minutes); a quarter that a day boundary cuts (old
+ * local mean times) is split row by row, so the day buckets are exact either way.
  */
 
 import { localDayStart } from '@ess/contract';
@@ -16,4 +22,128 @@ export function bucketStart(bucketS: number, ms: number, tz: string): number {
   if (bucketS === 86400) return localDayStart(ms, tz);
   const size = bucketS * 1000;
   return Math.floor(ms / size) * size;
+}
+
+/** A raw row as the rollups see it: a device's numeric points at one time (UTC ms). */
+export interface BucketInput {
+  deviceId: number;
+  ts: number;
+  points: Record<string, number>;
+  /** The site's IANA zone (day buckets). */
+  timezone: string;
+}
+
+/** One (device, bucket, point) aggregate: count, sum, min, max, first and last by time. */
+export interface BucketAggregate {
+  deviceId: number;
+  bucketS: 900 | 3600 | 86400;
+  /** Bucket start, UTC ms. */
+  start: number;
+  point: string;
+  n: number;
+  sum: number;
+  min: number;
+  max: number;
+  firstTs: number;
+  firstValue: number;
+  lastTs: number;
+  lastValue: number;
+}
+
+const QUARTER_MS = 900_000;
+const HOUR_MS = 3_600_000;
+
+/** Folds `from` into `into` (same device, bucket and point); first/last by time. */
+function merge(into: BucketAggregate, from: BucketAggregate): void {
+  into.n += from.n;
+  into.sum += from.sum;
+  if (from.min < into.min) into.min = from.min;
+  if (from.max > into.max) into.max = from.max;
+  if (from.firstTs < into.firstTs) [into.firstTs, into.firstValue] = [from.firstTs, from.firstValue];
+  if (from.lastTs >= into.lastTs) [into.lastTs, into.lastValue] = [from.lastTs, from.lastValue];
+}
+
+/** Adds `a` to `map` under `key`, merging with what is there. */
+function add(map: Map<string, BucketAggregate>, key: string, a: BucketAggregate): void {
+  const cur = map.get(key);
+  if (cur) merge(cur, a);
+  else map.set(key, { ...a });
+}
+
+/**
+ * The 15-minute, hour and site-local day aggregates of `rows` (non-finite values skipped), sorted
+ * by the rollup table's key: device, bucket size, point, bucket start. Rows are expected unique
+ * per (device, ts). Equal to aggregating every raw value into each of the three buckets.
+ */
+export function aggregateBuckets(rows: readonly BucketInput[]): BucketAggregate[] {
+  const quarters = new Map<string, BucketAggregate>();
+  const days = new Map<string, BucketAggregate>();
+  /** Day start of a quarter (per zone), or null when a day boundary cuts the quarter. */
+  const dayOfQuarter = new Map<string, number | null>();
+  const quarterDay = (q: number, tz: string): number | null => {
+    const key = `${tz}|${q}`;
+    let day = dayOfQuarter.get(key);
+    if (day === undefined) {
+      const first = localDayStart(q, tz);
+      day = localDayStart(q + QUARTER_MS - 1, tz) === first ? first : null;
+      dayOfQuarter.set(key, day);
+    }
+    return day;
+  };
+  // A device's zone, and the devices whose rows in this batch name two zones (its site moved):
+  // their days come from the rows themselves.
+  const zoneOf = new Map<number, string>();
+  const mixed = new Set<number>();
+  for (const r of rows) {
+    const zone = zoneOf.get(r.deviceId);
+    if (zone === undefined) zoneOf.set(r.deviceId, r.timezone);
+    else if (zone !== r.timezone) mixed.add(r.deviceId);
+  }
+  /** Quarters cut by a day boundary: their day buckets come from the rows themselves. */
+  const cut = new Set<string>();
+  for (const r of rows) {
+    const q = Math.floor(r.ts / QUARTER_MS) * QUARTER_MS;
+    const whole = !mixed.has(r.deviceId) && quarterDay(q, r.timezone) !== null;
+    for (const point in r.points) {
+      const v = r.points[point]!;
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const one: BucketAggregate = {
+        deviceId: r.deviceId,
+        bucketS: 900,
+        start: q,
+        point,
+        n: 1,
+        sum: v,
+        min: v,
+        max: v,
+        firstTs: r.ts,
+        firstValue: v,
+        lastTs: r.ts,
+        lastValue: v,
+      };
+      const key = `${r.deviceId}|${q}|${point}`;
+      add(quarters, key, one);
+      if (!whole) {
+        cut.add(key);
+        const day = localDayStart(r.ts, r.timezone);
+        add(days, `${r.deviceId}|${day}|${point}`, { ...one, bucketS: 86400, start: day });
+      }
+    }
+  }
+  const hours = new Map<string, BucketAggregate>();
+  for (const [key, a] of quarters) {
+    const hour = Math.floor(a.start / HOUR_MS) * HOUR_MS;
+    add(hours, `${a.deviceId}|${hour}|${a.point}`, { ...a, bucketS: 3600, start: hour });
+    if (cut.has(key)) continue;
+    const day = quarterDay(a.start, zoneOf.get(a.deviceId)!)!;
+    add(days, `${a.deviceId}|${day}|${a.point}`, { ...a, bucketS: 86400, start: day });
+  }
+  const all = [...quarters.values(), ...hours.values(), ...days.values()];
+  return all.sort(
+    (x, y) =>
+      x.deviceId - y.deviceId ||
+      x.bucketS - y.bucketS ||
+      (x.point < y.point ? -1 : x.point > y.point ? 1 : 0) ||
+      x.start - y.start,
+  );
 }

@@ -4,9 +4,10 @@
  *
  * 1. raw rows into `telemetry` (PRIMARY KEY (device_id, ts): a QoS 1 redelivery is skipped);
  * 2. for the rows actually inserted, every numeric point into `telemetry_rollup` at 15 min,
- *    1 h and site-local 1 day buckets: aggregated here per (device, bucket, point), then merged
- *    with what is stored (count/sum/min/max/first/last), so late and out-of-order data keep the
- *    rollups exact;
+ *    1 h and site-local 1 day buckets: aggregated here per (device, bucket, point) — the batch's
+ *    15-minute aggregates first, the hour and day ones derived from those (rollup-buckets.ts) —
+ *    then merged with what is stored (count/sum/min/max/first/last), so late and out-of-order
+ *    data keep the rollups exact;
  * 3. `device_latest` merged per device (newer values win, older ones only fill gaps);
  * 4. alarm events (idempotent on gateway + message id + index) and the alarms they raise or
  *    clear (alarm-lifecycle.ts); an alarm raised by an event of a gateway's past (`history`,
@@ -17,8 +18,12 @@
  * A message the database refuses for a reason in its data is kept apart by the ingest
  * (devices/ingest.ts) and stored by {@link storeDeadLetters} in `device_dead_letter`.
  *
- * All statements are plain SQL shared by PGlite and PostgreSQL; inputs travel as one JSON
- * parameter each, so a batch costs six statements whatever its size.
+ * All statements are plain SQL shared by PGlite and PostgreSQL. Raw rows and rollups travel as
+ * array parameters read with `unnest` (cheaper to parse than JSON records), the rest as one JSON
+ * parameter each, so a batch costs at most seven statements whatever its size. Every statement
+ * takes its rows in one order (device, then time or rollup key), so two transactions writing the
+ * same devices (instances sharing a subscription) queue on each other's row locks instead of
+ * deadlocking.
  */
 import { cleanDeviceText } from '@ess/contract';
 import { sql } from 'drizzle-orm';
@@ -36,7 +41,7 @@ export type EventRow = LifecycleEventRow & { history?: true };
 /** An event once stored, with its id. */
 export type StoredEvent = LifecycleEvent & { history?: true };
 
-import { bucketStart, ROLLUP_BUCKETS_S } from './rollup-buckets';
+import { aggregateBuckets } from './rollup-buckets';
 
 export interface TelemetryRow {
   deviceId: number;
@@ -62,30 +67,44 @@ export async function storeBatch(
   events: EventRow[],
   seenGateways: Map<number, number>,
 ): Promise<BatchResult> {
+  // One order for every statement (device, then time; rollups by their key): two transactions
+  // that write the same devices (two instances sharing a broker subscription) take their row
+  // locks in the same order instead of deadlocking.
+  const sorted = [...rows].sort((a, b) => a.deviceId - b.deviceId || a.ts - b.ts);
   return db.transaction(async (tx) => {
     let insertedRows = 0;
-    if (rows.length > 0) {
-      const input = JSON.stringify(rows.map((r) => ({ d: r.deviceId, t: r.ts, p: r.points })));
+    if (sorted.length > 0) {
       const inserted = rowsOf<{ d: number; t: number }>(
         await tx.execute(sql`
           INSERT INTO telemetry (device_id, ts, points)
-          SELECT (r->>'d')::int, to_timestamp((r->>'t')::float8 / 1000.0), r->'p'
-          FROM jsonb_array_elements(${input}::jsonb) AS r
+          SELECT d, to_timestamp(t / 1000.0), p
+          FROM unnest(${intArray(sorted.map((r) => r.deviceId))}::int[],
+                      ${floatArray(sorted.map((r) => r.ts))}::float8[],
+                      ${jsonArray(sorted.map((r) => r.points))}::jsonb[]) AS x(d, t, p)
           ON CONFLICT DO NOTHING
           RETURNING device_id AS d, (extract(epoch FROM ts) * 1000)::float8 AS t`),
       );
       insertedRows = inserted.length;
-      const fresh = new Set(inserted.map((r) => `${Number(r.d)}/${Math.round(Number(r.t))}`));
-      const rollups = aggregate(rows.filter((r) => fresh.has(`${r.deviceId}/${r.ts}`)));
-      if (rollups.length > 0) {
+      // Only rows actually inserted feed the rollups (a redelivery must not count twice).
+      let fresh = sorted;
+      if (insertedRows < sorted.length) {
+        const keys = new Set(inserted.map((r) => `${Number(r.d)}/${Math.round(Number(r.t))}`));
+        fresh = sorted.filter((r) => keys.has(`${r.deviceId}/${r.ts}`));
+      }
+      const rollups = aggregateRollups(fresh);
+      if (rollups.d.length > 0) {
         await tx.execute(sql`
           INSERT INTO telemetry_rollup AS r
             (device_id, bucket_s, bucket_start, point, n, sum, min, max, first_ts, first_value, last_ts, last_value)
-          SELECT x.d, x.b, to_timestamp(x.s / 1000.0), x.p, x.n, x.sum, x.min, x.max,
-                 to_timestamp(x.ft / 1000.0), x.fv, to_timestamp(x.lt / 1000.0), x.lv
-          FROM jsonb_to_recordset(${JSON.stringify(rollups)}::jsonb) AS x(
-            d int, b int, s float8, p text, n int, sum float8, min float8, max float8,
-            ft float8, fv float8, lt float8, lv float8)
+          SELECT d, b, to_timestamp(s / 1000.0), p, n, sm, mn, mx, to_timestamp(ft / 1000.0), fv,
+                 to_timestamp(lt / 1000.0), lv
+          FROM unnest(${intArray(rollups.d)}::int[], ${intArray(rollups.b)}::int[],
+                      ${floatArray(rollups.s)}::float8[], ${textArray(rollups.p)}::text[],
+                      ${intArray(rollups.n)}::int[], ${floatArray(rollups.sum)}::float8[],
+                      ${floatArray(rollups.min)}::float8[], ${floatArray(rollups.max)}::float8[],
+                      ${floatArray(rollups.ft)}::float8[], ${floatArray(rollups.fv)}::float8[],
+                      ${floatArray(rollups.lt)}::float8[], ${floatArray(rollups.lv)}::float8[])
+               AS x(d, b, s, p, n, sm, mn, mx, ft, fv, lt, lv)
           ON CONFLICT (device_id, bucket_s, point, bucket_start) DO UPDATE SET
             n = r.n + EXCLUDED.n,
             sum = r.sum + EXCLUDED.sum,
@@ -97,7 +116,7 @@ export async function storeBatch(
             last_ts = GREATEST(r.last_ts, EXCLUDED.last_ts)`);
       }
 
-      const latest = JSON.stringify(mergeLatest(rows));
+      const latest = JSON.stringify(mergeLatest(sorted));
       await tx.execute(sql`
         INSERT INTO device_latest AS l (device_id, ts, points, cells, cells_ts)
         SELECT (r->>'d')::int, to_timestamp((r->>'t')::float8 / 1000.0), r->'p',
@@ -146,7 +165,9 @@ export async function storeBatch(
     }
 
     if (seenGateways.size > 0) {
-      const seen = JSON.stringify([...seenGateways].map(([id, at]) => ({ id, at })));
+      const seen = JSON.stringify(
+        [...seenGateways].sort((a, b) => a[0] - b[0]).map(([id, at]) => ({ id, at })),
+      );
       await tx.execute(sql`
         UPDATE device d SET last_seen_at = GREATEST(coalesce(d.last_seen_at, to_timestamp(0)), v.at)
         FROM (SELECT (s->>'id')::int AS id, to_timestamp((s->>'at')::float8 / 1000.0) AS at
@@ -200,62 +221,82 @@ export async function storeDeadLetters(db: Db, letters: DeadLetter[]): Promise<v
   );
 }
 
-interface RollupRow {
-  d: number;
-  b: number;
-  s: number;
-  p: string;
-  n: number;
-  sum: number;
-  min: number;
-  max: number;
-  ft: number;
-  fv: number;
-  lt: number;
-  lv: number;
+/**
+ * Rollup rows of a batch as parallel arrays (one `unnest` parameter each), sorted by the table's
+ * key (device, bucket size, point, bucket start).
+ */
+interface RollupColumns {
+  d: number[];
+  b: number[];
+  s: number[];
+  p: string[];
+  n: number[];
+  sum: number[];
+  min: number[];
+  max: number[];
+  ft: number[];
+  fv: number[];
+  lt: number[];
+  lv: number[];
 }
 
 /**
- * The batch's contribution to every rollup bucket, aggregated here so that the database only
- * merges one row per (device, bucket, point): count, sum, min, max, first and last by time.
+ * The batch's contribution to every rollup bucket (rollup-buckets.ts `aggregateBuckets`),
+ * aggregated here so that the database only merges one row per (device, bucket, point).
  */
-function aggregate(rows: TelemetryRow[]): RollupRow[] {
-  const out = new Map<string, RollupRow>();
-  for (const r of rows) {
-    for (const b of ROLLUP_BUCKETS_S) {
-      const s = bucketStart(b, r.ts, r.timezone);
-      for (const [p, v] of Object.entries(r.points)) {
-        if (typeof v !== 'number' || !Number.isFinite(v)) continue;
-        const key = `${r.deviceId}|${b}|${s}|${p}`;
-        const cur = out.get(key);
-        if (!cur) {
-          out.set(key, {
-            d: r.deviceId,
-            b,
-            s,
-            p,
-            n: 1,
-            sum: v,
-            min: v,
-            max: v,
-            ft: r.ts,
-            fv: v,
-            lt: r.ts,
-            lv: v,
-          });
-          continue;
-        }
-        cur.n++;
-        cur.sum += v;
-        if (v < cur.min) cur.min = v;
-        if (v > cur.max) cur.max = v;
-        if (r.ts < cur.ft) [cur.ft, cur.fv] = [r.ts, v];
-        if (r.ts >= cur.lt) [cur.lt, cur.lv] = [r.ts, v];
-      }
-    }
+function aggregateRollups(rows: TelemetryRow[]): RollupColumns {
+  const out: RollupColumns = {
+    d: [],
+    b: [],
+    s: [],
+    p: [],
+    n: [],
+    sum: [],
+    min: [],
+    max: [],
+    ft: [],
+    fv: [],
+    lt: [],
+    lv: [],
+  };
+  for (const a of aggregateBuckets(rows)) {
+    out.d.push(a.deviceId);
+    out.b.push(a.bucketS);
+    out.s.push(a.start);
+    out.p.push(a.point);
+    out.n.push(a.n);
+    out.sum.push(a.sum);
+    out.min.push(a.min);
+    out.max.push(a.max);
+    out.ft.push(a.firstTs);
+    out.fv.push(a.firstValue);
+    out.lt.push(a.lastTs);
+    out.lv.push(a.lastValue);
   }
-  return [...out.values()];
+  return out;
 }
+
+/** `{1,2,3}`: an int[] literal. */
+function intArray(values: number[]): string {
+  return `{${values.join(',')}}`;
+}
+
+/**
+ * A float8[] literal. A value that is not finite (a sum that overflowed in the batch) is NULL,
+ * which the NOT NULL columns refuse (SQLSTATE 23502): a data error, so the message that caused
+ * it ends as a dead letter, as an overflow in the database's own merge (22003) does.
+ */
+function floatArray(values: number[]): string {
+  return `{${values.map((v) => (Number.isFinite(v) ? String(v) : 'NULL')).join(',')}}`;
+}
+
+/** An array literal of quoted elements (text[]; jsonb[] of JSON texts). */
+function quotedArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
+const textArray = quotedArray;
+const jsonArray = (values: unknown[]) => quotedArray(values.map((v) => JSON.stringify(v)));
 
 /** One latest row per device: points merged in time order, with the newest cells. */
 function mergeLatest(rows: TelemetryRow[]) {
