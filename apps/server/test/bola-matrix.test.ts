@@ -55,6 +55,7 @@ import {
   paramChange,
   role,
   roleMenu,
+  scheduledTask,
   site,
   siteParamsInit,
   touScheme,
@@ -177,6 +178,21 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .values({ type: 'directory', path: `/${fresh('m')}`, titleZh: fresh('菜单'), titleEn: fresh('menu') })
       .returning({ id: menu.id });
     forgetMenus(db);
+    return row!.id;
+  }
+  /** A scheduled task (the platform's: no company), `normal` or `pause`. */
+  async function addJob(status: 'normal' | 'pause' = 'normal') {
+    const [row] = await db
+      .insert(scheduledTask)
+      .values({
+        name: fresh('job'),
+        group: `${M}-jobs`,
+        kind: 'job-run-retention',
+        cron: '0 30 3 * * *',
+        timeoutS: 60,
+        status,
+      })
+      .returning({ id: scheduledTask.id });
     return row!.id;
   }
   async function addScheme(name = fresh('tou')) {
@@ -625,6 +641,85 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     [endpoints.menu.delete.path]: {
       owner: 'platform',
       body: async () => ({ id: await addCustomMenu() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+
+    // Scheduled tasks are the platform's (platform-only menu 150): every company caller 5034.
+    [endpoints.job.pageList.path]: {
+      owner: 'platform',
+      body: () => ({ pageSize: 100, group: `${M}-jobs` }),
+      marker: () => `${M}-job-`,
+      a: SEES,
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.detail.path]: {
+      owner: 'platform',
+      body: async () => ({ id: await addJob() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.kinds.path]: {
+      owner: 'platform',
+      body: () => ({}),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.save.path]: {
+      owner: 'platform',
+      body: () => ({
+        name: fresh('job'),
+        group: `${M}-jobs`,
+        kind: 'job-run-retention',
+        cron: '0 30 3 * * *',
+        timezone: 'UTC',
+        timeoutS: 60,
+      }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.update.path]: {
+      owner: 'platform',
+      body: async () => ({
+        id: await addJob(),
+        name: fresh('job'),
+        group: `${M}-jobs`,
+        kind: 'job-run-retention',
+        cron: '0 0 4 * * *',
+        timezone: 'UTC',
+        timeoutS: 60,
+      }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.delete.path]: {
+      owner: 'platform',
+      body: async () => ({ id: await addJob() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.pause.path]: {
+      owner: 'platform',
+      body: async () => ({ id: await addJob() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.recover.path]: {
+      owner: 'platform',
+      body: async () => ({ id: await addJob('pause') }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.trigger.path]: {
+      owner: 'platform',
+      body: async () => ({ id: await addJob() }),
+      b: code(ErrorCode.NO_PERMISSION),
+      e: code(ErrorCode.NO_PERMISSION),
+    },
+    [endpoints.job.runs.path]: {
+      owner: 'platform',
+      body: () => ({ pageSize: 100 }),
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
     },
@@ -1177,6 +1272,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     employeeA = await addEmployee(db, { companyId: A, userId, name: `${M}-emp-main`, roleIds: [roleA] });
     await db.update(employee).set({ departmentId: deptA }).where(eq(employee.id, employeeA));
     customMenu = await addCustomMenu();
+    await addJob();
     schemeA = await addScheme(`${M}-tou-main`);
     await addAlarm();
     const [mail] = await db
