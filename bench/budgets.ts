@@ -11,7 +11,8 @@ export interface Measured {
   bundles?: { route: string; servedKb: number }[];
   api?: { ratio: number; p99AtRateMs: number };
   ingestEmbedded?: { oursMedian: number; lost: number };
-  ingestExternal?: { ours: number; bare: number; plain: number };
+  /** Medians, msg/s: ours with one instance, bare subscriber, plain pipeline, ours with two instances. */
+  ingestExternal?: { ours: number; bare: number; plain: number; two: number };
   history?: { p95Ms: number; fromRollups: boolean };
   live?: { p95Ms: number };
   storage?: { bytesPerPoint: number };
@@ -167,7 +168,17 @@ export function checkBudgets(m: Measured): CheckRow[] {
           m,
         ),
       );
-      out.push({ budget: what, check: 'two instances ≥ 1.7 × one', figure: '—', status: 'not measured' });
+      out.push(
+        row(
+          what,
+          'two instances ≥ 1.7 × one',
+          ext && ext.two / ext.ours,
+          (v) => v >= 1.7,
+          (v) => `${v.toFixed(2)}×`,
+          'ingestExternal',
+          m,
+        ),
+      );
     } else if (what.startsWith('year chart')) {
       out.push(
         row(

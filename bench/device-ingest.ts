@@ -8,7 +8,10 @@
  * Consumers, for each transport:
  * - embedded (aedes in this process) on PGlite, and PostgreSQL behind Mosquitto:
  *   - ours: the server's device side (DeviceService: ingest pipeline, rollups, latest values,
- *     alarms, last-seen), PUBACK once stored;
+ *     alarms, last-seen), PUBACK once stored — on the embedded broker in this process; behind
+ *     Mosquitto as server instances in processes of their own (this file forked with
+ *     `--ingest-instance`), one, then two on the same database sharing the ingest subscriptions
+ *     (MQTT 5 `$share/<group>/…`, MQTT_SHARE_GROUP), as instances are deployed;
  *   - plain pipeline: parses and validates the same messages (the contract's schema), maps SNs
  *     to device ids from memory, and writes the same raw rows with one
  *     `INSERT … SELECT FROM unnest(…)` per batch (batches form while the previous write runs),
@@ -19,11 +22,13 @@
  * Also measures storage per raw point on PostgreSQL (telemetry partitions with indexes and
  * TOAST; rollups apart) after a fixed run of a message a minute per gateway.
  */
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { telemetryPayload as telemetrySchema } from '@ess/contract';
 import { Aedes } from 'aedes';
 import { sql } from 'drizzle-orm';
@@ -49,7 +54,7 @@ const STEP_MS = 60_000;
 /** Storage run: messages per gateway. */
 const STORAGE_PER_CLIENT = 80;
 
-export type Consumer = 'ours' | 'plain' | 'bare';
+export type Consumer = 'ours' | 'ours2' | 'plain' | 'bare';
 export type Transport = 'embedded' | 'external';
 
 export interface IngestRun {
@@ -75,7 +80,10 @@ export interface StorageFigures {
   rollupBytes: number;
 }
 
-const log = Fastify({ logger: false }).log;
+/** Silent unless BENCH_INGEST_LOG names a pino level (e.g. `error`: what the server instances log). */
+const log = Fastify({
+  logger: process.env.BENCH_INGEST_LOG ? { level: process.env.BENCH_INGEST_LOG } : false,
+}).log;
 
 async function countRows(db: Database['db']): Promise<number> {
   return Number(rowsOf<{ n: number }>(await db.execute(sql`SELECT count(*)::int AS n FROM telemetry`))[0]!.n);
@@ -303,6 +311,70 @@ async function subscriber(
   return client;
 }
 
+/**
+ * `count` server instances (DeviceService on PostgreSQL `databaseUrl` and broker `brokerUrl`, the
+ * ingest subscriptions shared in group `shareGroup`), each in a process of its own; resolves
+ * once all are subscribed; `close()` stops them (each stores what it acknowledged first).
+ */
+async function startInstances(count: number, databaseUrl: string, brokerUrl: string, shareGroup: string) {
+  const children = Array.from({ length: count }, () =>
+    fork(fileURLToPath(import.meta.url), ['--ingest-instance'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        BENCH_INSTANCE_DATABASE_URL: databaseUrl,
+        BENCH_INSTANCE_MQTT_URL: brokerUrl,
+        BENCH_INSTANCE_SHARE_GROUP: shareGroup,
+      },
+    }),
+  );
+  const next = (child: (typeof children)[number], type: string) =>
+    new Promise<void>((resolve, reject) => {
+      const onMessage = (m: { type: string; error?: string }) => {
+        if (m.type === type) resolve();
+        else if (m.type === 'error') reject(new Error(m.error));
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`ingest instance exited (${code})`)));
+    });
+  await Promise.all(children.map((c) => next(c, 'ready')));
+  return {
+    close: async () => {
+      await Promise.all(
+        children.map(async (c) => {
+          const exited = new Promise((r) => c.once('exit', r));
+          c.send({ type: 'exit' });
+          await exited;
+        }),
+      );
+    },
+  };
+}
+
+/** The child of {@link startInstances}: one server instance's device side until told to exit. */
+async function runInstance(): Promise<void> {
+  const send = (m: object) => new Promise<void>((r) => process.send!(m, () => r()));
+  const database = await openDatabase({
+    databaseUrl: process.env.BENCH_INSTANCE_DATABASE_URL!,
+    dataDir: os.tmpdir(),
+    poolSize: 10,
+  });
+  const devices = new DeviceService(database.db, log, {
+    mqttUrl: process.env.BENCH_INSTANCE_MQTT_URL!,
+    mqttPort: 0,
+    mqttShareGroup: process.env.BENCH_INSTANCE_SHARE_GROUP!,
+  });
+  await devices.start();
+  process.on('message', (m: { type: string }) => {
+    if (m.type !== 'exit') return;
+    void devices
+      .close()
+      .then(() => database.close())
+      .finally(() => process.exit(0));
+  });
+  await send({ type: 'ready' });
+}
+
 async function targetOf(
   transport: Transport,
   consumer: Consumer,
@@ -310,20 +382,34 @@ async function targetOf(
   brokerUrl: string | undefined,
 ): Promise<Target> {
   const perMessage = SITE_TYPES.length;
-  if (consumer === 'ours') {
+  if ((consumer === 'ours' || consumer === 'ours2') && transport === 'external') {
+    const { database, url, drop } = await freshDatabase(postgresUrl);
+    await ensurePartitions(database.db, log);
+    const gateways = await registerBenchFleet(database.db, GATEWAYS);
+    const instances = await startInstances(
+      consumer === 'ours2' ? 2 : 1,
+      url!,
+      brokerUrl!,
+      `ess-bench-${randomBytes(3).toString('hex')}`,
+    );
+    return {
+      url: brokerUrl!,
+      gateways,
+      stored: async () => Math.floor((await countRows(database.db)) / perMessage),
+      close: async () => {
+        await instances.close();
+        await drop();
+      },
+    };
+  }
+  if (consumer === 'ours' || consumer === 'ours2') {
     const { database, drop } = await freshDatabase(transport === 'external' ? postgresUrl : undefined);
     await ensurePartitions(database.db, log);
     const gateways = await registerBenchFleet(database.db, GATEWAYS);
-    const devices = new DeviceService(
-      database.db,
-      log,
-      transport === 'external'
-        ? { mqttUrl: brokerUrl, mqttPort: 0, mqttShareGroup: `ess-bench-${randomBytes(3).toString('hex')}` }
-        : { mqttPort: 0, mqttHost: '127.0.0.1' },
-    );
+    const devices = new DeviceService(database.db, log, { mqttPort: 0, mqttHost: '127.0.0.1' });
     await devices.start();
     return {
-      url: transport === 'external' ? brokerUrl! : `mqtt://127.0.0.1:${devices.brokerAddress.port}`,
+      url: `mqtt://127.0.0.1:${devices.brokerAddress.port}`,
       gateways,
       stored: async () => Math.floor((await countRows(database.db)) / perMessage),
       close: async () => {
@@ -380,25 +466,36 @@ async function targetOf(
 
 const LABELS: Record<Consumer, string> = {
   ours: 'ours',
+  ours2: 'ours, two instances',
   plain: 'plain INSERT … unnest',
   bare: 'bare counting subscriber',
 };
 
-/** The three consumers on one transport. */
+/**
+ * The consumers of one transport, one after another: embedded — ours, plain, bare; external —
+ * bare, plain, ours with one instance, ours with two (each on a fresh database).
+ * BENCH_INGEST_CONSUMERS (e.g. `ours,ours2`) keeps some of them.
+ */
 export async function benchIngest(
   transport: Transport,
   postgresUrl: string | undefined,
   brokerUrl: string | undefined,
 ): Promise<IngestFigures[]> {
   const figures: IngestFigures[] = [];
-  for (const consumer of ['ours', 'plain', 'bare'] as const) {
+  const only = process.env.BENCH_INGEST_CONSUMERS?.split(',');
+  const consumers = (
+    transport === 'embedded'
+      ? (['ours', 'plain', 'bare'] as const)
+      : (['bare', 'plain', 'ours', 'ours2'] as const)
+  ).filter((c) => !only || only.includes(c));
+  for (const consumer of consumers) {
     const target = await targetOf(transport, consumer, postgresUrl, brokerUrl);
     try {
       const runs = await measure(target);
       figures.push({
         transport,
         consumer,
-        label: LABELS[consumer],
+        label: transport === 'external' && consumer === 'ours' ? 'ours, one instance' : LABELS[consumer],
         spread: spread(runs.map((r) => r.msgPerS)),
         runs,
       });
@@ -454,4 +551,10 @@ export async function benchStorage(postgresUrl: string): Promise<StorageFigures>
     await devices.close();
     await drop();
   }
+}
+
+if (process.argv.includes('--ingest-instance') && process.send) {
+  runInstance().catch((err: Error) => {
+    process.send!({ type: 'error', error: err.message }, () => process.exit(1));
+  });
 }

@@ -135,9 +135,12 @@ function printIngest(figures: IngestFigures[]): void {
       `  ${f.label.padEnd(25)} ${String(s.median).padStart(6)} msg/s median  (min ${s.min}, max ${s.max}; ${Math.round(s.median * POINTS_PER_MESSAGE)} points/s${lost})`,
     );
   }
-  const by = (c: string) => figures.find((f) => f.consumer === c)!.spread.median;
+  const by = (c: string) => figures.find((f) => f.consumer === c)?.spread.median ?? Number.NaN;
+  const two = figures.some((f) => f.consumer === 'ours2')
+    ? `; two instances/one ${(by('ours2') / by('ours')).toFixed(2)} (budget ≥ 1.7), two/bare ${(by('ours2') / by('bare')).toFixed(2)}`
+    : '';
   console.log(
-    `  ratio ours/bare ${(by('ours') / by('bare')).toFixed(2)}, ours/plain ${(by('ours') / by('plain')).toFixed(2)} (medians)`,
+    `  ratio ours/bare ${(by('ours') / by('bare')).toFixed(2)} (budget ≥ 0.5), ours/plain ${(by('ours') / by('plain')).toFixed(2)} (budget ≥ 0.8)${two} (medians)`,
   );
 }
 
@@ -159,15 +162,17 @@ async function ingestEmbedded(): Promise<void> {
 async function ingestExternal(): Promise<void> {
   const postgresUrl = await reachablePostgres();
   const brokerUrl = postgresUrl ? await reachableBroker() : undefined;
-  console.log(ingestHeader('PostgreSQL + Mosquitto'));
+  console.log(
+    `${ingestHeader('PostgreSQL + Mosquitto')}\n  ours: server instances in processes of their own (DeviceService, pool 10, MQTT_SHARE_GROUP shared), on a fresh database each`,
+  );
   if (!postgresUrl || !brokerUrl) {
     console.log('  (PostgreSQL or the MQTT broker not reachable: skipped)');
     return;
   }
   const figures = await benchIngest('external', postgresUrl, brokerUrl);
   printIngest(figures);
-  const by = (c: string) => figures.find((f) => f.consumer === c)!.spread.median;
-  measured.ingestExternal = { ours: by('ours'), bare: by('bare'), plain: by('plain') };
+  const by = (c: string) => figures.find((f) => f.consumer === c)?.spread.median ?? Number.NaN;
+  measured.ingestExternal = { ours: by('ours'), bare: by('bare'), plain: by('plain'), two: by('ours2') };
 }
 
 async function storage(): Promise<void> {
