@@ -101,6 +101,11 @@ export function timeZoneChoices(keep: readonly string[] = []): string[] {
   return [...new Set([...known, 'UTC', ...keep.filter(Boolean)])].sort((a, b) => a.localeCompare(b));
 }
 
+/** A zone as the form names it: 'UTC' alone, others with their offset ('Asia/Shanghai (UTC+8)', via `label`). */
+export function zoneName(zone: string, label: (zone: string) => string): string {
+  return zone === 'UTC' || zone === 'Etc/UTC' ? 'UTC' : label(zone);
+}
+
 /** Expressions offered under the field (six fields, seconds first); texts: `job.form.example.<key>`. */
 export const CRON_EXAMPLES = [
   { key: 'everyMinute', cron: '0 * * * * *' },

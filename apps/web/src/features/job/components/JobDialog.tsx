@@ -70,6 +70,7 @@ import {
   paramProblem,
   timeZoneChoices,
   windowOf,
+  zoneName,
 } from '../model';
 
 interface Props {
@@ -132,7 +133,7 @@ export function JobDialog({ target, kinds, groups, onClose }: Props) {
     () =>
       timeZoneChoices([browserZone, editing?.timezone ?? '']).map((z) => ({
         value: z,
-        label: zoneLabel(z),
+        label: zoneName(z, zoneLabel),
       })),
     [browserZone, editing?.timezone],
   );
@@ -336,7 +337,12 @@ export function JobDialog({ target, kinds, groups, onClose }: Props) {
           >
             <Select<string>
               options={zones}
-              showSearch={{ optionFilterProp: 'label' }}
+              showSearch={{
+                filterOption: (input, option) =>
+                  String(option?.value ?? '')
+                    .toLowerCase()
+                    .includes(input.trim().toLowerCase()),
+              }}
               virtual
               data-testid="job-form-timezone"
             />
@@ -384,7 +390,7 @@ export function JobDialog({ target, kinds, groups, onClose }: Props) {
           </Form.Item>
         </div>
         <p className="job-muted job-form__window">
-          {t('job.form.windowHint', { zone: zoneLabel(browserZone) })}
+          {t('job.form.windowHint', { zone: zoneName(browserZone, zoneLabel) })}
         </p>
         <Form.Item name="misfire" label={t('job.field.misfire')} extra={t('job.form.misfireHint')}>
           <Radio.Group
@@ -472,9 +478,12 @@ function CronPreviewList({ form, browserZone }: { form: FormInstance<Values>; br
   return (
     <div className="job-preview" data-testid="job-form-preview">
       <div className="job-preview__title">
-        {t('job.form.preview', { count: JOB_PREVIEW_COUNT, zone: zoneLabel(browserZone) })}
+        {t('job.form.preview', { count: JOB_PREVIEW_COUNT, zone: zoneName(browserZone, zoneLabel) })}
         {other && (
-          <span className="job-muted"> · {t('job.form.previewTaskZone', { zone: zoneLabel(timezone) })}</span>
+          <span className="job-muted">
+            {' '}
+            · {t('job.form.previewTaskZone', { zone: zoneName(timezone, zoneLabel) })}
+          </span>
         )}
       </div>
       <ol className="job-preview__list">

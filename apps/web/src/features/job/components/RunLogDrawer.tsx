@@ -87,7 +87,7 @@ function RunLog({ job }: { job: Job }) {
         {JOB_RUN_STATE_LABELS[r.state][lang]}
       </Tag>
     );
-    const fire = (r: JobRun) => (
+    const fire = (r: JobRun, withTrigger: boolean) => (
       <span className="job-stack">
         <span className="job-time">{formatDateTime(Date.parse(r.fireAt))}</span>
         {otherZone && (
@@ -98,6 +98,7 @@ function RunLog({ job }: { job: Job }) {
             })}
           </span>
         )}
+        {withTrigger && <span className="job-muted">{JOB_RUN_TRIGGER_LABELS[r.trigger][lang]}</span>}
       </span>
     );
     const outcome = (r: JobRun) => {
@@ -137,38 +138,31 @@ function RunLog({ job }: { job: Job }) {
                 <span className="job-muted">{JOB_RUN_TRIGGER_LABELS[r.trigger][lang]}</span>
                 <span className="job-muted">{formatDurationMs(r.durationMs)}</span>
               </span>
-              {fire(r)}
+              {fire(r, false)}
               <span className="job-muted job-time">
                 {formatDateTime(Date.parse(r.startedAt))} →{' '}
                 {r.finishedAt ? formatDateTime(Date.parse(r.finishedAt)) : NO_VALUE}
               </span>
               {instance(r)}
-              {outcome(r)}
+              {r.state !== 'running' && outcome(r)}
             </span>
           ),
         },
       ];
     }
     return [
-      { key: 'fireAt', title: t('job.runs.fireAt'), render: (_, r) => fire(r) },
-      {
-        key: 'trigger',
-        title: t('job.runs.trigger'),
-        render: (_, r) => <span className="job-nowrap">{JOB_RUN_TRIGGER_LABELS[r.trigger][lang]}</span>,
-      },
+      { key: 'fireAt', title: t('job.runs.fireAt'), render: (_, r) => fire(r, true) },
       { key: 'state', title: t('job.runs.state'), render: (_, r) => stateTag(r) },
       { key: 'instance', title: t('job.runs.instance'), render: (_, r) => instance(r) },
       {
-        key: 'startedAt',
-        title: t('job.runs.startedAt'),
-        render: (_, r) => <span className="job-time">{formatDateTime(Date.parse(r.startedAt))}</span>,
-      },
-      {
-        key: 'finishedAt',
-        title: t('job.runs.finishedAt'),
+        key: 'time',
+        title: `${t('job.runs.startedAt')} / ${t('job.runs.finishedAt')}`,
         render: (_, r) => (
-          <span className="job-time">
-            {r.finishedAt ? formatDateTime(Date.parse(r.finishedAt)) : NO_VALUE}
+          <span className="job-stack">
+            <span className="job-time">{formatDateTime(Date.parse(r.startedAt))}</span>
+            <span className="job-time job-muted">
+              {r.finishedAt ? formatDateTime(Date.parse(r.finishedAt)) : NO_VALUE}
+            </span>
           </span>
         ),
       },

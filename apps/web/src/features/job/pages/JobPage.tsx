@@ -126,7 +126,7 @@ export default function JobPage() {
     const kindLabel = (j: Job) => kinds.find((k) => k.kind === j.kind)?.label[lang] ?? j.kind;
     const nameCell = (j: Job) => (
       <span className="job-line">
-        <span className="job-strong">{j.name}</span>
+        <span className="job-strong job-name">{j.name}</span>
         {j.system && (
           <Tag className="job-tag" color="blue">
             {t('job.system')}
