@@ -47,6 +47,12 @@ export class DeviceDirectory {
   private failedLoads = 0;
   /** Periodic reloads that failed since the start (database unreachable). */
   loadFailures = 0;
+  /** The reload for unknown SNs that has not begun yet (see {@link reloadForMiss}). */
+  private pendingMiss: Promise<void> | null = null;
+  /** When the last reload for unknown SNs began (ms, the directory's clock). */
+  private lastMissLoadAt = Number.NEGATIVE_INFINITY;
+  /** When the load whose rows the cache holds began (ms): it saw every registration before. */
+  private cacheBeganAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Db,
@@ -82,19 +88,51 @@ export class DeviceDirectory {
 
   /**
    * The entry of `sn`, reloading first when the cache is older than `maxAgeMs`, or when `sn` is
-   * unknown and the cache is older than a second. Undefined means "not registered" (a settled
+   * unknown to a cache loaded before `receivedAt` (when its message arrived; default now): then
+   * a load begun after that answers (at most one a second: {@link reloadForMiss}). Undefined means "not registered" (a settled
    * answer). When the periodic reload fails, the cache is served as it was (and reloading is
    * tried again a second later); when `sn` is not in it, the answer is not known and the call
    * rejects with the database's error. It rejects too before any load succeeded.
    */
-  async lookup(sn: string): Promise<DirectoryEntry | undefined> {
+  async lookup(sn: string, receivedAt: number = this.now()): Promise<DirectoryEntry | undefined> {
     const now = this.now();
     if (now - this.loadedAt > this.maxAgeMs && now >= this.retryLoadAt) await this.reloadOrKeep();
     const entry = this.bySn.get(sn);
-    if (entry || this.now() - this.loadedAt < MISS_RELOAD_MS) return entry;
-    // Not known yet: a device registered a moment ago connects without waiting for the next reload.
-    await this.refresh();
+    // Unknown to a cache read after the message arrived: not registered.
+    if (entry || this.cacheBeganAt >= receivedAt) return entry;
+    // Not known yet: a device registered a moment ago — possibly through another server instance,
+    // after this one's last load began — is found by a load that begins after its message came.
+    await this.reloadForMiss();
     return this.bySn.get(sn);
+  }
+
+  /** Now on the directory's clock (ms): what a transport passes to {@link lookup} as `receivedAt`. */
+  clock(): number {
+    return this.now();
+  }
+
+  /**
+   * A reload for SNs the cache does not hold, begun after the call: shared by every miss until
+   * it begins, and at most one every {@link MISS_RELOAD_MS} (unknown clients cannot force more),
+   * so an unknown SN is answered within about that long — and a burst of them (the retained
+   * statuses of unregistered gateways at subscription) by the first load begun after the burst.
+   * Without the wait for a load begun after the message, a load that had begun just before
+   * another instance registered the device would answer "unknown" and its first messages would
+   * be dropped (issue 18 item 4).
+   */
+  private reloadForMiss(): Promise<void> {
+    if (!this.pendingMiss) {
+      this.pendingMiss = (async () => {
+        const wait = Math.min(MISS_RELOAD_MS, this.lastMissLoadAt + MISS_RELOAD_MS - this.now());
+        // Always yields first, so that `pendingMiss` is set before it is cleared below.
+        await new Promise((resolve) => (wait > 0 ? setTimeout(resolve, wait) : setImmediate(resolve)));
+        // From here on a new miss needs a load of its own (this one may begin before it).
+        this.pendingMiss = null;
+        this.lastMissLoadAt = this.now();
+        await this.refresh();
+      })();
+    }
+    return this.pendingMiss;
   }
 
   /** A periodic reload; when it fails, the loaded cache stays in use (see {@link lookup}). */
@@ -121,6 +159,7 @@ export class DeviceDirectory {
   }
 
   private async load(): Promise<void> {
+    const began = this.now();
     const rows = await this.db
       .select({ device, timezone: site.timezone })
       .from(device)
@@ -146,6 +185,7 @@ export class DeviceDirectory {
     this.bySn = bySn;
     this.byId = byId;
     this.loadedAt = this.now();
+    this.cacheBeganAt = began;
     if (this.failedLoads > 0) {
       this.log?.info({ failedLoads: this.failedLoads }, 'device directory reloaded again');
       this.failedLoads = 0;

@@ -135,11 +135,14 @@ export class ExternalBroker {
       const topic = parseDeviceTopic(packet.topic);
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
       const stream = client.stream;
+      // An SN unknown to a registry read before this moment is looked up again (another instance
+      // may have registered it just now); one read after it settles "unregistered" at once.
+      const receivedAt = this.directory.clock();
       let settled: Promise<boolean> = Promise.resolve(true);
       if (topic) {
         const attempt = () =>
           this.handleUntilSettled(client, stream, packet.topic, () =>
-            this.handle(topic.sn, topic.kind, payload, packet.retain),
+            this.handle(topic.sn, topic.kind, payload, packet.retain, receivedAt),
           );
         // Statuses are applied one at a time, in the order received: one being retried holds
         // the later ones (a death must not overtake the birth before it).
@@ -246,21 +249,27 @@ export class ExternalBroker {
     }
   }
 
-  private async handle(sn: string, kind: string, payload: Buffer, retained: boolean): Promise<void> {
+  private async handle(
+    sn: string,
+    kind: string,
+    payload: Buffer,
+    retained: boolean,
+    receivedAt: number,
+  ): Promise<void> {
     if (kind === 'telemetry' || kind === 'event') return this.handlers.telemetry(sn, kind, payload);
     if (kind === 'reply') return this.handlers.reply(payload);
     if (kind === 'params') {
-      const gateway = await this.directory.lookup(sn);
+      const gateway = await this.directory.lookup(sn, receivedAt);
       if (gateway?.isGateway) await this.handlers.params(gateway, payload);
       return;
     }
     if (kind === 'ota') {
-      const gateway = await this.directory.lookup(sn);
+      const gateway = await this.directory.lookup(sn, receivedAt);
       if (gateway?.isGateway) await this.handlers.ota(gateway, payload);
       return;
     }
     if (kind === 'status') {
-      const gateway = await this.directory.lookup(sn);
+      const gateway = await this.directory.lookup(sn, receivedAt);
       if (gateway?.isGateway) await this.handlers.status(gateway, payload, retained);
     }
   }
