@@ -49,6 +49,7 @@ import {
 } from './devices/firmware-store';
 import { FleetSnapshot } from './devices/fleet-snapshot';
 import { LiveHub } from './devices/live-hub';
+import { LiveRelay } from './devices/live-relay';
 import { type OtaBatchOptions, OtaBatchService } from './devices/ota-batches';
 import { OtaLive } from './devices/ota-live';
 import { ParamsPushService } from './devices/params-push';
@@ -245,6 +246,13 @@ const servicesPlugin = fp(
     app.decorate('live', live);
     live.start(devices);
     app.addHook('onClose', () => live.close());
+    if (config.databaseUrl) {
+      // Other instances on the same database: what one stores reaches browsers on all of them.
+      const relay = new LiveRelay(db, config.databaseUrl, app.log);
+      await relay.start((change) => live.remoteChange(change));
+      live.useRelay(relay);
+      app.addHook('onClose', () => relay.close());
+    }
     const touPush = new TouPushService(db, app.log, options.delivery);
     app.decorate('touPush', touPush);
     touPush.start(devices);

@@ -10,6 +10,10 @@
  * never waits for another channel's round (design §6: device → browser p95 ≤ 500 ms).
  * A fleet snapshot is computed once per company scope per update and shared by its sockets.
  * Every subscribe answers with a full snapshot, which is how a reconnecting console resyncs.
+ *
+ * With several instances ({@link LiveHub.useRelay}, devices/live-relay.ts) what this instance
+ * stores is told to the others, and what another stored marks this one's channels: the fleet,
+ * and each such device's channel, whose update then carries the device's `device_latest` row.
  */
 import {
   ErrorCode,
@@ -31,6 +35,7 @@ import { device, deviceLatest } from '../core/db/schema';
 import { ApiError } from '../core/http/api-error';
 import type { DeviceService } from './device-service';
 import type { FleetSnapshot } from './fleet-snapshot';
+import type { LiveRelay, RemoteChange } from './live-relay';
 
 interface LiveClient {
   socket: WebSocket;
@@ -47,6 +52,9 @@ const SESSION_RECHECK_MS = 60_000;
 export class LiveHub {
   private readonly clients = new Set<LiveClient>();
   private readonly dirtyDevices = new Map<number, { ts: number; points: Record<string, number> }>();
+  /** Devices another instance stored data for since their channel's last update. */
+  private readonly remoteDevices = new Set<number>();
+  private relay: LiveRelay | null = null;
   private readonly throttle = new ChannelThrottle(
     LIVE_MIN_INTERVAL_MS,
     (channel) => void this.flush(channel),
@@ -74,14 +82,33 @@ export class LiveHub {
               this.dirtyDevices.set(r.deviceId, { ts: r.ts, points: { ...cur?.points, ...r.points } });
             }
           }
+          this.relay?.publish(rows.map((r) => r.deviceId));
           this.markDirty();
         },
-        onEvents: () => this.markDirty(),
+        onEvents: () => {
+          this.relay?.publish([], true);
+          this.markDirty();
+        },
         onStatus: () => this.markDirty(),
       }) ?? null;
     this.recheck = setInterval(() => void this.recheckSessions(), SESSION_RECHECK_MS);
     this.recheck.unref();
     this.stopRevokedListener = this.sessions.onRevoked(() => void this.recheckSessions());
+  }
+
+  /**
+   * Relays this instance's stored data to the other instances' hubs and takes theirs (several
+   * instances on one PostgreSQL database: app.ts wires it when DATABASE_URL is set). Statuses
+   * need no relay: every instance receives every gateway's status itself.
+   */
+  useRelay(relay: LiveRelay): void {
+    this.relay = relay;
+  }
+
+  /** Another instance stored data of `change.deviceIds` (and events): their channels and the fleet are due. */
+  remoteChange(change: RemoteChange): void {
+    for (const id of change.deviceIds) this.remoteDevices.add(id);
+    this.markDirty();
   }
 
   private stopTimers(): void {
@@ -216,6 +243,7 @@ export class LiveHub {
   private markDirty(): void {
     this.throttle.mark('fleet');
     for (const deviceId of this.dirtyDevices.keys()) this.throttle.mark(`device:${deviceId}`);
+    for (const deviceId of this.remoteDevices) this.throttle.mark(`device:${deviceId}`);
   }
 
   /** Sends one channel's update to its subscribers. */
@@ -231,12 +259,19 @@ export class LiveHub {
         return;
       }
       const deviceId = Number(channel.slice('device:'.length));
-      const u = this.dirtyDevices.get(deviceId);
-      if (!u) return;
+      let u = this.dirtyDevices.get(deviceId);
+      const remote = this.remoteDevices.delete(deviceId);
+      if (!u && !remote) return;
       this.dirtyDevices.delete(deviceId);
-      for (const c of this.clients) {
-        if (c.channels.has(channel)) this.send(c, { type: 'device', deviceId, ts: u.ts, points: u.points });
+      const subscribers = [...this.clients].filter((c) => c.channels.has(channel));
+      if (subscribers.length === 0) return;
+      if (remote) {
+        // Stored (also) by another instance: the database has every point, whoever stored it.
+        const [latest] = await this.db.select().from(deviceLatest).where(eq(deviceLatest.deviceId, deviceId));
+        if (latest) u = { ts: latest.ts.getTime(), points: latest.points };
       }
+      if (!u) return;
+      for (const c of subscribers) this.send(c, { type: 'device', deviceId, ts: u.ts, points: u.points });
     } catch (err) {
       this.log.error({ err, channel }, 'live update failed');
     }
