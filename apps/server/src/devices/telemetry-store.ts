@@ -74,21 +74,32 @@ export async function storeBatch(
   return db.transaction(async (tx) => {
     let insertedRows = 0;
     if (sorted.length > 0) {
-      const inserted = rowsOf<{ d: number; t: number }>(
+      // One row back (count, and the keys inserted as one JSON text) rather than a row per
+      // insert: reading 2,000 result rows costs more than the insert on PGlite.
+      const [result] = rowsOf<{ n: number; k: string | [number, number][] | null }>(
         await tx.execute(sql`
-          INSERT INTO telemetry (device_id, ts, points)
-          SELECT d, to_timestamp(t / 1000.0), p
-          FROM unnest(${intArray(sorted.map((r) => r.deviceId))}::int[],
-                      ${floatArray(sorted.map((r) => r.ts))}::float8[],
-                      ${jsonArray(sorted.map((r) => r.points))}::jsonb[]) AS x(d, t, p)
-          ON CONFLICT DO NOTHING
-          RETURNING device_id AS d, (extract(epoch FROM ts) * 1000)::float8 AS t`),
+          WITH ins AS (
+            INSERT INTO telemetry (device_id, ts, points)
+            SELECT d, to_timestamp(t / 1000.0), p
+            FROM unnest(${intArray(sorted.map((r) => r.deviceId))}::int[],
+                        ${floatArray(sorted.map((r) => r.ts))}::float8[],
+                        ${jsonArray(sorted.map((r) => r.points))}::jsonb[]) AS x(d, t, p)
+            ON CONFLICT DO NOTHING
+            RETURNING device_id, ts)
+          SELECT count(*)::int AS n,
+                 json_agg(json_build_array(device_id, (extract(epoch FROM ts) * 1000)::float8))::text AS k
+          FROM ins`),
       );
-      insertedRows = inserted.length;
+      insertedRows = Number(result?.n ?? 0);
       // Only rows actually inserted feed the rollups (a redelivery must not count twice).
       let fresh = sorted;
       if (insertedRows < sorted.length) {
-        const keys = new Set(inserted.map((r) => `${Number(r.d)}/${Math.round(Number(r.t))}`));
+        const keys = new Set(
+          (typeof result?.k === 'string'
+            ? (JSON.parse(result.k) as [number, number][])
+            : (result?.k ?? [])
+          ).map(([d, t]) => `${Number(d)}/${Math.round(Number(t))}`),
+        );
         fresh = sorted.filter((r) => keys.has(`${r.deviceId}/${r.ts}`));
       }
       const rollups = aggregateRollups(fresh);
