@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- <section>…] [--check]`: prints the figures of design §6 (docs/architecture.md
  * "Budgets"). Sections: bundles, api, ingest (= ingest:embedded + ingest:external), storage,
- * live, history, ota (= ota:postgres + ota:pglite; BENCH_OTA_DB=postgres|pglite keeps one); all
+ * live, history, ota (= ota:postgres + ota:pglite; BENCH_OTA_DB=postgres|pglite keeps one),
+ * scheduler; all
  * when none is named. With `--check` it ends with a table of budgets met and
  * missed and exits 1 when a measured budget is missed (or a section failed); it is not part of
  * `npm test`.
@@ -35,6 +36,7 @@ import { POINTS_PER_MESSAGE } from './device-payloads';
 import { benchHistory } from './history';
 import { benchLiveLatency, type LatencyFigures, SITES, SOCKETS } from './live-latency';
 import { benchOtaIsolated, OTA_DEVICES, OTA_PACKAGE_BYTES } from './ota';
+import { benchScheduler, MEASURE_S, SCHEDULER_TASKS } from './scheduler';
 
 async function reachablePostgres(): Promise<string | undefined> {
   const url =
@@ -243,6 +245,24 @@ async function history(): Promise<void> {
   }
 }
 
+/** Scheduler overhead (bench/scheduler.ts): 1,000 every-second tasks on one scheduler, PGlite and PostgreSQL. */
+async function scheduler(): Promise<void> {
+  const postgresUrl = await reachablePostgres();
+  console.log(
+    `\nScheduler: ${SCHEDULER_TASKS} operator tasks firing every second on one scheduler, ${MEASURE_S} s measured (bench/scheduler.ts)  [${load()}]`,
+  );
+  for (const url of [undefined, postgresUrl]) {
+    const f = await benchScheduler(url);
+    console.log(
+      `  ${f.engine.padEnd(9)} ${f.firesPerS} fires/s recorded (${f.fires} of ${f.expectedFires}; ${f.missed} missed while the task's previous fire ran, ${f.failed} failed); fire → claim p50 ${f.claimP50Ms} ms, p99 ${f.claimP99Ms} ms; event loop delay p50 ${f.loopP50Ms} ms, p99 ${f.loopP99Ms} ms, max ${f.loopMaxMs} ms (${f.loopSamples} samples); CPU ${f.cpuPct} % of a core${f.engine === 'pglite' ? ' (the database runs in this process)' : ''}`,
+    );
+    if (!postgresUrl) {
+      console.log('  (PostgreSQL not reachable: its figures were skipped)');
+      break;
+    }
+  }
+}
+
 /**
  * OTA on one engine, in a fresh process (bench/ota.ts `benchOtaIsolated`). The budget's RSS is
  * judged on PostgreSQL, where the figure is the server's own; on PGlite the database runs inside
@@ -307,7 +327,7 @@ const otaEngines = (): ('postgres' | 'pglite')[] => {
   return ['postgres', 'pglite'];
 };
 
-const SECTIONS: Record<string, [keyof Measured, () => Promise<void>][]> = {
+const SECTIONS: Record<string, [keyof Measured | 'scheduler', () => Promise<void>][]> = {
   bundles: [['bundles', bundles]],
   api: [['api', api]],
   ingest: [
@@ -325,6 +345,7 @@ const SECTIONS: Record<string, [keyof Measured, () => Promise<void>][]> = {
   ),
   'ota:postgres': [['otaPostgres', () => otaOn('postgres')]],
   'ota:pglite': [['otaPglite', () => otaOn('pglite')]],
+  scheduler: [['scheduler', scheduler]],
 };
 
 const args = process.argv.slice(2);
@@ -336,7 +357,9 @@ for (const n of named) {
     process.exit(2);
   }
 }
-const chosen = named.length ? named : ['bundles', 'api', 'ingest', 'storage', 'live', 'history', 'ota'];
+const chosen = named.length
+  ? named
+  : ['bundles', 'api', 'ingest', 'storage', 'live', 'history', 'ota', 'scheduler'];
 for (const name of chosen) {
   for (const [key, run] of SECTIONS[name]!) {
     try {

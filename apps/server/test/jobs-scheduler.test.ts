@@ -129,7 +129,11 @@ describe.each(engines)('operator tasks in the scheduler on %s', (engine) => {
   it('two schedulers run a one-second task for a minute: each fire time exactly once, both ran some', async () => {
     const second =
       engine === 'postgres'
-        ? await openDatabase({ databaseUrl: ctx.config.databaseUrl!, poolSize: 4 })
+        ? await openDatabase({
+            databaseUrl: ctx.config.databaseUrl!,
+            dataDir: ctx.config.dataDir,
+            poolSize: 4,
+          })
         : null;
     try {
       const t0 = Date.UTC(2030, 1, 1, 0, 0, 0);
