@@ -10,6 +10,8 @@ import { asc, eq } from 'drizzle-orm';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { device, deviceConnectionLog } from '../src/core/db/schema';
+import { ConnectionTracker } from '../src/devices/connection-tracker';
+import type { DeviceDirectory, DirectoryEntry } from '../src/devices/device-directory';
 import { DeviceService } from '../src/devices/device-service';
 import { call, signIn } from './support/client';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -123,5 +125,92 @@ describe.each(engines)('gateway online/offline on %s', (engine) => {
       { online: false, reason: 'clean' },
     ]);
     expect((await state()).offlineReason).toBe('clean');
+  });
+});
+
+/**
+ * Several instances sharing the ingest (MQTT share group): each hears only its share of a
+ * gateway's messages. Two trackers on one database and one clock; A hears the gateway, B hears
+ * nothing of it. B's sweep must not call it offline while A hears it (A's sweep stores when it
+ * heard it); once nobody hears it, both sweeping record one timeout between them.
+ */
+describe.each(engines)('gateway heartbeat across two instances on %s', (engine) => {
+  let ctx: TestContext;
+  let entry: DirectoryEntry;
+  let now = Date.now();
+  const changes: { by: string; online: boolean; reason: string | null }[] = [];
+
+  beforeAll(async () => {
+    ctx = await createTestApp(engine);
+    const admin = await signIn(ctx.app);
+    const api = (path: string, body: object) =>
+      call(ctx.app, `/api-bms/${path}`, body, { token: admin.token });
+    const site = await api('site/save', { code: `HB2-${engine}`, name: 'Shared heartbeat site' });
+    const ems = await api('device/save', { siteId: site.data.id, sn: `EMS-HB2-${engine}`, type: 'ems' });
+    await ctx.database.db
+      .update(device)
+      .set({ online: true, lastSeenAt: new Date(now) })
+      .where(eq(device.id, ems.data.id));
+    entry = {
+      deviceId: ems.data.id,
+      sn: `EMS-HB2-${engine}`,
+      type: 'ems',
+      siteId: site.data.id,
+      companyId: 1,
+      gatewayId: ems.data.id,
+      isGateway: true,
+      secretHash: null,
+      mqttClientId: null,
+      timezone: 'Asia/Shanghai',
+    };
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  const tracker = async (by: string) => {
+    const directory = { byDeviceId: (id: number) => (id === entry.deviceId ? entry : undefined) };
+    const t = new ConnectionTracker(
+      ctx.database.db,
+      directory as unknown as DeviceDirectory,
+      ctx.app.log,
+      { onChange: (c) => changes.push({ by, online: c.online, reason: c.reason }) },
+      HEARTBEAT_TIMEOUT_MS,
+      () => now,
+    );
+    await t.start();
+    return t;
+  };
+  const timeouts = () =>
+    ctx.database.db
+      .select({ online: deviceConnectionLog.online, reason: deviceConnectionLog.reason })
+      .from(deviceConnectionLog)
+      .where(eq(deviceConnectionLog.deviceId, entry.deviceId));
+
+  it('kept online by what the other instance heard; one timeout when nobody hears it', async () => {
+    const a = await tracker('A');
+    const b = await tracker('B');
+    // Three timeouts' worth of time, the gateway heard by A every 20 s, each instance sweeping.
+    for (let s = 0; s < 9; s++) {
+      now += 20_000;
+      a.seen(entry);
+      await a.sweep();
+      await b.sweep();
+    }
+    expect(b.isOnline(entry.deviceId)).toBe(true);
+    expect(changes).toEqual([]);
+    expect(
+      (await ctx.database.db.select().from(device).where(eq(device.id, entry.deviceId)))[0],
+    ).toMatchObject({
+      online: true,
+      lastSeenAt: new Date(now),
+    });
+    // Silent: both sweep past the timeout; one of them records it.
+    now += HEARTBEAT_TIMEOUT_MS + 1;
+    await Promise.all([a.sweep(), b.sweep()]);
+    await Promise.all([a.sweep(), b.sweep()]);
+    expect(await timeouts()).toEqual([{ online: false, reason: 'timeout' }]);
+    expect(changes.map((c) => c.reason)).toEqual(['timeout']);
+    expect([a.isOnline(entry.deviceId), b.isOnline(entry.deviceId)]).toEqual([false, false]);
   });
 });

@@ -5,7 +5,7 @@
  * gateway share its state. Every change is written to `device` and `device_connection_log`.
  */
 import { HEARTBEAT_TIMEOUT_MS, MAX_CLOCK_SKEW_MS, type OfflineReason, statusPayload } from '@ess/contract';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { device, deviceConnectionLog } from '../core/db/schema';
@@ -36,6 +36,8 @@ export class ConnectionTracker {
   private online = new Map<number, boolean>();
   private readonly firmwareListeners = new Set<(reports: FirmwareReport[]) => void>();
   private lastSeen = new Map<number, number>();
+  /** Gateways heard from since the last {@link sweep} wrote `last_seen_at` (id → ms). */
+  private heardSince = new Map<number, number>();
 
   constructor(
     private readonly db: Db,
@@ -90,7 +92,7 @@ export class ConnectionTracker {
 
   /** Any valid message counts as a heartbeat; an offline gateway comes back online. */
   seen(gateway: DirectoryEntry): void {
-    this.lastSeen.set(gateway.deviceId, this.now());
+    this.heard(gateway.deviceId);
     if (!this.isOnline(gateway.deviceId)) void this.change(gateway, true, null);
   }
 
@@ -113,7 +115,7 @@ export class ConnectionTracker {
     }
     const status = parsed.data;
     if (status.online) {
-      this.lastSeen.set(gateway.deviceId, this.now());
+      this.heard(gateway.deviceId);
       const reports: FirmwareReport[] = [];
       if (status.firmware) {
         await this.db
@@ -150,18 +152,71 @@ export class ConnectionTracker {
     if (this.isOnline(gateway.deviceId)) await this.change(gateway, false, clean ? 'clean' : 'lwt');
   }
 
+  private heard(gatewayId: number): void {
+    const now = this.now();
+    this.lastSeen.set(gatewayId, now);
+    this.heardSince.set(gatewayId, now);
+  }
+
   /**
-   * Marks offline (reason 'timeout') every online gateway not seen for the heartbeat timeout.
-   * Run by the scheduler every `heartbeatSweepMs` (DeviceServiceOptions); a test runs it by hand.
-   * It works on this instance's memory of when each gateway was last seen, so it runs on every
-   * instance (a local task, not claimed in the database).
+   * Marks offline (reason 'timeout') every online gateway not heard from for the heartbeat
+   * timeout — by any instance. Run by the scheduler every `heartbeatSweepMs` on every instance
+   * (a local task, not claimed; a test runs it by hand):
+   *  1. writes `last_seen_at` of the gateways this instance heard from since its last sweep (one
+   *     statement; the latest time wins). With several instances sharing the ingest (MQTT share
+   *     group) each hears only its share of a gateway's messages, so its own memory is not enough;
+   *  2. a gateway this instance has not heard from for the timeout is checked against the
+   *     database: heard by another instance meanwhile (`last_seen_at` within the timeout) → kept
+   *     online (and this instance's memory moves on); marked offline by another instance → only
+   *     this instance's memory follows; else it goes offline, under a condition in the same
+   *     statement (still online, still not seen) so that two instances sweeping together record
+   *     one change, and only the instance whose update went in logs it and tells its listeners.
    */
   async sweep(): Promise<void> {
+    await this.writeLastSeen();
     const cutoff = this.now() - this.heartbeatTimeoutMs;
-    for (const [id, isOnline] of this.online) {
-      if (!isOnline || (this.lastSeen.get(id) ?? 0) >= cutoff) continue;
-      const gateway = this.directory.byDeviceId(id);
-      if (gateway) await this.change(gateway, false, 'timeout');
+    const stale = [...this.online].filter(
+      ([id, isOnline]) => isOnline && (this.lastSeen.get(id) ?? 0) < cutoff,
+    );
+    if (stale.length === 0) return;
+    const rows = await this.db
+      .select({ id: device.id, online: device.online, lastSeenAt: device.lastSeenAt })
+      .from(device)
+      .where(
+        inArray(
+          device.id,
+          stale.map(([id]) => id),
+        ),
+      );
+    for (const r of rows) {
+      const seenAt = r.lastSeenAt?.getTime() ?? 0;
+      if (seenAt > (this.lastSeen.get(r.id) ?? 0)) this.lastSeen.set(r.id, seenAt);
+      if (!r.online) {
+        this.online.set(r.id, false);
+        continue;
+      }
+      if (seenAt >= cutoff) continue;
+      const gateway = this.directory.byDeviceId(r.id);
+      if (gateway) await this.change(gateway, false, 'timeout', undefined, undefined, new Date(cutoff));
+    }
+  }
+
+  /** Step 1 of {@link sweep}: `last_seen_at` = the later of the stored and this instance's. */
+  private async writeLastSeen(): Promise<void> {
+    if (this.heardSince.size === 0) return;
+    const heard = [...this.heardSince];
+    this.heardSince.clear();
+    try {
+      await this.db.execute(sql`
+        UPDATE device SET last_seen_at = v.seen_at
+        FROM unnest(${`{${heard.map(([id]) => id).join(',')}}`}::int[],
+                    ${`{${heard.map(([, at]) => new Date(at).toISOString()).join(',')}}`}::timestamptz[])
+          AS v(id, seen_at)
+        WHERE device.id = v.id AND (device.last_seen_at IS NULL OR device.last_seen_at < v.seen_at)`);
+    } catch (err) {
+      // Kept for the next sweep (a newer time heard meanwhile wins).
+      for (const [id, at] of heard) if ((this.heardSince.get(id) ?? 0) < at) this.heardSince.set(id, at);
+      this.log.warn({ err }, 'could not store when gateways were last seen');
     }
   }
 
@@ -176,6 +231,8 @@ export class ConnectionTracker {
     reason: OfflineReason | null,
     birth?: StatusChange['announced'],
     message: StatusChange['announced'] = birth,
+    /** A timeout's condition: the change is made only if the row is online and not seen since. */
+    notSeenSince?: Date,
   ): Promise<void> {
     const was = this.isOnline(gateway.deviceId);
     if (was === online && !birth) return;
@@ -193,8 +250,8 @@ export class ConnectionTracker {
     }
     const at = new Date(this.now());
     try {
-      await this.db.transaction(async (tx) => {
-        await tx
+      const made = await this.db.transaction(async (tx) => {
+        const updated = await tx
           .update(device)
           .set({
             online,
@@ -202,9 +259,30 @@ export class ConnectionTracker {
             statusChangedAt: at,
             ...(online ? { lastSeenAt: at } : {}),
           })
-          .where(and(eq(device.id, gateway.deviceId)));
+          .where(
+            notSeenSince
+              ? and(
+                  eq(device.id, gateway.deviceId),
+                  eq(device.online, true),
+                  or(isNull(device.lastSeenAt), lt(device.lastSeenAt, notSeenSince)),
+                )
+              : eq(device.id, gateway.deviceId),
+          )
+          .returning({ id: device.id });
+        if (updated.length === 0) return false;
         await tx.insert(deviceConnectionLog).values({ deviceId: gateway.deviceId, ts: at, online, reason });
+        return true;
       });
+      if (!made && notSeenSince) {
+        // Another instance heard from it, or recorded its timeout, in the meantime: this
+        // instance's memory follows the row; nothing to tell.
+        const [row] = await this.db
+          .select({ online: device.online })
+          .from(device)
+          .where(eq(device.id, gateway.deviceId));
+        this.online.set(gateway.deviceId, row?.online ?? false);
+        return;
+      }
     } catch (err) {
       this.log.error({ err, sn: gateway.sn }, 'could not store a connection change');
     }
