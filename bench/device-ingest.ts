@@ -1,7 +1,8 @@
 /**
  * Benchmark: device telemetry ingest, messages per second *stored* (rows in the database ÷ 6
- * devices per message), over a 10 s window after 1.5 s of warm-up, three runs each, reported as
- * median (min–max). Publishers run in a child process (bench/mqtt-publishers.ts): 50 gateways,
+ * devices per message), over a 10 s window after 1.5 s of warm-up, three runs each — in rounds,
+ * every consumer once per round on a fresh target, so a shared machine's changing load weighs on
+ * all alike — reported as median (min–max). Publishers run in a child process (bench/mqtt-publishers.ts): 50 gateways,
  * QoS 1 telemetry of 6 devices × 12 points, 16 messages in flight per gateway, publishing
  * continuously (the consumer is saturated).
  *
@@ -146,33 +147,25 @@ interface Target {
   close(): Promise<void>;
 }
 
-/** Three windowed runs against `target`. */
-async function measure(target: Target): Promise<IngestRun[]> {
-  const runs: IngestRun[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const publishers = await startPublishers(runPlan(target.url, target.gateways, run));
-    try {
-      const before = await target.stored();
-      const going = publishers.go();
-      await sleep(WARMUP_MS);
-      const c0 = await target.stored();
-      const t0 = performance.now();
-      await sleep(MEASURE_MS);
-      const c1 = await target.stored();
-      const t1 = performance.now();
-      const { acked } = await going;
-      await sleep(500); // what was acknowledged by a broker but not yet consumed
-      const after = await target.stored();
-      runs.push({
-        msgPerS: Math.round(((c1 - c0) * 1000) / (t1 - t0)),
-        acked,
-        stored: after - before,
-      });
-    } finally {
-      await publishers.close();
-    }
+/** One windowed run (number `run`: its device times) against `target`. */
+async function measureOnce(target: Target, run: number): Promise<IngestRun> {
+  const publishers = await startPublishers(runPlan(target.url, target.gateways, run));
+  try {
+    const before = await target.stored();
+    const going = publishers.go();
+    await sleep(WARMUP_MS);
+    const c0 = await target.stored();
+    const t0 = performance.now();
+    await sleep(MEASURE_MS);
+    const c1 = await target.stored();
+    const t1 = performance.now();
+    const { acked } = await going;
+    await sleep(500); // what was acknowledged by a broker but not yet consumed
+    const after = await target.stored();
+    return { msgPerS: Math.round(((c1 - c0) * 1000) / (t1 - t0)), acked, stored: after - before };
+  } finally {
+    await publishers.close();
   }
-  return runs;
 }
 
 /** The database side of the plain pipeline: fresh database, fleet, SN → device id. */
@@ -488,20 +481,28 @@ export async function benchIngest(
       ? (['ours', 'plain', 'bare'] as const)
       : (['bare', 'plain', 'ours', 'ours2'] as const)
   ).filter((c) => !only || only.includes(c));
-  for (const consumer of consumers) {
-    const target = await targetOf(transport, consumer, postgresUrl, brokerUrl);
-    try {
-      const runs = await measure(target);
-      figures.push({
-        transport,
-        consumer,
-        label: transport === 'external' && consumer === 'ours' ? 'ours, one instance' : LABELS[consumer],
-        spread: spread(runs.map((r) => r.msgPerS)),
-        runs,
-      });
-    } finally {
-      await target.close();
+  // Rounds: each consumer once per round, on a fresh target, so that a machine whose load changes
+  // during the section (it is shared) weighs on every consumer alike.
+  const runs = new Map<Consumer, IngestRun[]>(consumers.map((c) => [c, []]));
+  for (let run = 0; run < RUNS; run++) {
+    for (const consumer of consumers) {
+      const target = await targetOf(transport, consumer, postgresUrl, brokerUrl);
+      try {
+        runs.get(consumer)!.push(await measureOnce(target, run));
+      } finally {
+        await target.close();
+      }
     }
+  }
+  for (const consumer of consumers) {
+    const r = runs.get(consumer)!;
+    figures.push({
+      transport,
+      consumer,
+      label: transport === 'external' && consumer === 'ours' ? 'ours, one instance' : LABELS[consumer],
+      spread: spread(r.map((x) => x.msgPerS)),
+      runs: r,
+    });
   }
   return figures;
 }
