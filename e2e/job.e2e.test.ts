@@ -80,12 +80,20 @@ function cronError(page: Page) {
   return page.getByTestId('job-dialog').locator('.job-cron-item .ant-form-item-explain-error');
 }
 
-async function noOverflow(page: Page, name: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+/**
+ * Nothing wider than the window; on a phone (`compact`) also no table wider than its card (the
+ * one-column rows wrap rather than scroll sideways).
+ */
+async function noOverflow(page: Page, name: string, compact = false): Promise<void> {
+  const { scrollWidth, innerWidth, tables } = await page.evaluate(() => ({
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
+    tables: Array.from(document.querySelectorAll('.ant-table-content, .ant-table-body'))
+      .filter((e) => (e as HTMLElement).offsetParent !== null)
+      .map((e) => e.scrollWidth - e.clientWidth),
   }));
   expect.soft(scrollWidth, `${name}: wider than the window`).toBeLessThanOrEqual(innerWidth);
+  if (compact) expect.soft(Math.max(0, ...tables), `${name}: a table scrolls sideways`).toBe(0);
 }
 
 /** Opens the form and picks the retention kind. */
@@ -154,7 +162,7 @@ describe('scheduled tasks', () => {
       await expect
         .poll(() => cronError(page).innerText())
         .toBe('运行时间表达式无效，应为六段：秒 分 时 日 月 周');
-      await screenshot(page, 'job-zh-desktop-form-invalid');
+      await screenshot(page, 'job-flow-zh-desktop-form-invalid');
       await page.getByTestId('job-form-submit').click();
       await expect.poll(() => cronError(page).count()).toBe(1);
       expect(saves).toEqual([]);
@@ -176,7 +184,7 @@ describe('scheduled tasks', () => {
       expect(first).toContain('10:00:00');
       expect(first).toContain('02:00:00');
       expect(await page.getByTestId('job-form-preview').innerText()).toContain('任务时区 UTC');
-      await screenshot(page, 'job-zh-desktop-form');
+      await screenshot(page, 'job-flow-zh-desktop-form');
       await page.getByTestId('job-form-submit').click();
       await page.getByTestId('job-dialog').waitFor({ state: 'detached' });
       expect(saves).toHaveLength(1);
@@ -223,7 +231,7 @@ describe('scheduled tasks', () => {
       const row = await page.getByTestId('job-runs-table').locator(`tr[data-row-key="${runId}"]`).innerText();
       expect(row).toContain('手动触发');
       await expect.poll(() => page.getByTestId('job-runs').getAttribute('data-polling')).toBe('false');
-      await screenshot(page, 'job-zh-desktop-runs');
+      await screenshot(page, 'job-flow-zh-desktop-runs');
       await page.keyboard.press('Escape');
       await page.getByTestId('job-runs').waitFor({ state: 'detached' });
       await expect
@@ -236,7 +244,7 @@ describe('scheduled tasks', () => {
       await expect.poll(() => status.getAttribute('data-status')).toBe('pause');
       expect(await status.innerText()).toBe('暂停');
       expect(await page.getByTestId(`job-next-${jobId}`).innerText()).toBe('无');
-      await screenshot(page, 'job-zh-desktop-paused');
+      await screenshot(page, 'job-flow-zh-desktop-paused');
       await page.getByTestId(`job-recover-${jobId}`).click();
       await page.getByTestId(`job-recover-ok-${jobId}`).click();
       await expect.poll(() => status.getAttribute('data-status')).toBe('normal');
@@ -262,12 +270,12 @@ describe('scheduled tasks', () => {
       onTestFailed(() => screenshot(page, `job-${name}-failed`));
       await openSignedIn(page, '/system/job', { lang });
       await page.getByTestId(`job-status-${jobId}`).waitFor();
-      await noOverflow(page, 'job list');
+      await noOverflow(page, 'job list', size === 'mobile');
       await screenshot(page, `job-${name}-list`);
 
       await openForm(page, lang === 'zh' ? '任务执行记录清理' : 'Run log retention');
       await page.getByTestId('job-form-preview').waitFor();
-      await noOverflow(page, 'job form');
+      await noOverflow(page, 'job form', size === 'mobile');
       await screenshot(page, `job-${name}-form`);
       await input(page, 'job-form-cron').fill('0 0 2 * *');
       await cronError(page).waitFor();
@@ -280,7 +288,7 @@ describe('scheduled tasks', () => {
 
       await page.getByTestId(`job-log-${jobId}`).click();
       await page.getByTestId('job-runs-table').locator('[data-testid^="job-run-state-"]').first().waitFor();
-      await noOverflow(page, 'job run log');
+      await noOverflow(page, 'job run log', size === 'mobile');
       await screenshot(page, `job-${name}-runs`);
       await context.close();
     },

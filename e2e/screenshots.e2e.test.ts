@@ -1,7 +1,7 @@
 /**
  * Every screen of the console, the ToU screens (/timetariff, /chargestrategy), transparent
- * debugging (/deviceDebugging, its gateways and a session) and the firmware screens (/firmware,
- * /upgradeRecord) among them, walked
+ * debugging (/deviceDebugging, its gateways and a session), the firmware screens (/firmware,
+ * /upgradeRecord) and scheduled tasks (/system/job) among them, walked
  * through in Chinese and English as a person would look at them, checking on each what the
  * pictures were for:
  * - at 390 px nothing is wider than the window (no horizontal scrolling);
@@ -220,6 +220,10 @@ describe('every screen', () => {
       await page.goto('/upgradeRecord');
       await page.getByTestId('upgrade-table').locator('.ant-table').waitFor();
       await shoot('upgradeRecord');
+
+      await page.goto('/system/job');
+      await page.getByTestId('job-table').locator('[data-testid^="job-status-"]').first().waitFor();
+      await shoot('job');
 
       await page.goto('/deviceDebugging');
       const openSession = page.getByTestId('debug-gateways').locator('[data-testid^="debug-open-"]').first();

@@ -35,6 +35,15 @@ export const JOB_RUN_STATE_COLORS: Record<JobRunState, string> = {
   failed: 'error',
 };
 
+/**
+ * Table props of a phone's one-column layout: the table keeps the card's width (no horizontal
+ * scroll; the cell wraps) with fixed layout; none on a wider screen (the shared scroll to the
+ * content's width).
+ */
+export function phoneTableProps(wide: boolean): { scroll?: object; tableLayout?: 'fixed' } {
+  return wide ? {} : { scroll: {}, tableLayout: 'fixed' };
+}
+
 /** How often the run log and the list ask again while a run is `running` (ms). */
 export const RUNNING_POLL_MS = 2_000;
 

@@ -28,7 +28,14 @@ import { currentLang } from '@/shared/i18n';
 import { DataTable } from '@/shared/ui/DataTable';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
 import { fetchJobRuns, type JobRunsQuery, jobKeys } from '../api';
-import { anyRunning, compactResult, formatDurationMs, JOB_RUN_STATE_COLORS, RUNNING_POLL_MS } from '../model';
+import {
+  anyRunning,
+  compactResult,
+  formatDurationMs,
+  JOB_RUN_STATE_COLORS,
+  phoneTableProps,
+  RUNNING_POLL_MS,
+} from '../model';
 
 interface Props {
   /** The task whose log is open; null: closed. */
@@ -208,6 +215,7 @@ function RunLog({ job }: { job: Job }) {
           page={page}
           setPage={setPage}
           totalText={(n) => t('job.runs.total', { count: n })}
+          {...phoneTableProps(wide)}
           emptyText={t('job.runs.empty')}
         />
       </div>

@@ -33,7 +33,7 @@ import {
 } from '@ess/contract';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Card, Grid, Select, type TableColumnsType, Tag } from 'antd';
-import { type ReactNode, useMemo, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
@@ -53,19 +53,25 @@ import {
   recoverJob,
   triggerJob,
 } from '../api';
-import { JobDialog } from '../components/JobDialog';
-import { RunLogDrawer } from '../components/RunLogDrawer';
 import {
   anyJobRunning,
   formatDurationMs,
   groupChoices,
   JOB_RUN_STATE_COLORS,
   JOB_STATUS_COLORS,
+  phoneTableProps,
   RUNNING_POLL_MS,
 } from '../model';
 import '../job.css';
 
 type Action = 'pause' | 'recover' | 'trigger' | 'delete';
+
+// The form (date pickers, number inputs, the expression preview) and the run log load when first
+// opened, so the list's first load carries neither.
+const JobDialog = lazy(() => import('../components/JobDialog').then((m) => ({ default: m.JobDialog })));
+const RunLogDrawer = lazy(() =>
+  import('../components/RunLogDrawer').then((m) => ({ default: m.RunLogDrawer })),
+);
 
 export default function JobPage() {
   const { t, i18n } = useTranslation();
@@ -83,6 +89,9 @@ export default function JobPage() {
   const [page, setPage] = useState({ pageNum: 1, pageSize: 20 });
   const [editing, setEditing] = useState<Job | 'new' | null>(null);
   const [logOf, setLogOf] = useState<Job | null>(null);
+  // Mounted from their first opening on (kept for their closing animation).
+  const dialogUsed = useLatch(editing !== null);
+  const logUsed = useLatch(logOf !== null);
 
   const q: JobQuery = {
     ...page,
@@ -368,14 +377,28 @@ export default function JobPage() {
           page={page}
           setPage={setPage}
           totalText={(n) => t('job.total', { count: n })}
+          {...phoneTableProps(wide)}
           emptyText={t('job.empty')}
         />
       </div>
-      <JobDialog target={editing} kinds={kinds} groups={groups} onClose={() => setEditing(null)} />
-      <RunLogDrawer
-        job={(logOf && query.data?.list.find((j) => j.id === logOf.id)) ?? logOf}
-        onClose={() => setLogOf(null)}
-      />
+      <Suspense fallback={null}>
+        {dialogUsed && (
+          <JobDialog target={editing} kinds={kinds} groups={groups} onClose={() => setEditing(null)} />
+        )}
+        {logUsed && (
+          <RunLogDrawer
+            job={(logOf && query.data?.list.find((j) => j.id === logOf.id)) ?? logOf}
+            onClose={() => setLogOf(null)}
+          />
+        )}
+      </Suspense>
     </Card>
   );
+}
+
+/** True from the first render where `on` is true onwards. */
+function useLatch(on: boolean): boolean {
+  const [latched, setLatched] = useState(on);
+  if (on && !latched) setLatched(true);
+  return latched || on;
 }

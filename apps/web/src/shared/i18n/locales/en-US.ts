@@ -1858,7 +1858,7 @@ const enUS: Resources = {
         weekdays830: 'Weekdays at 08:30',
         monthly: 'Monthly, 1st at 03:00',
       },
-      preview: 'Next {{count}} fire times ({{zone}})',
+      preview: 'Next {{count}} fire times · {{zone}}',
       previewTaskZone: 'Task zone {{zone}}',
       timezoneRule: 'Choose the time zone',
       timezoneHint: 'The expression is read in this zone',

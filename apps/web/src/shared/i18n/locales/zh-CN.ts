@@ -1824,7 +1824,7 @@ const zhCN = {
         weekdays830: '工作日 08:30',
         monthly: '每月 1 日 03:00',
       },
-      preview: '最近 {{count}} 次执行时间（{{zone}}）',
+      preview: '最近 {{count}} 次执行时间 · {{zone}}',
       previewTaskZone: '任务时区 {{zone}}',
       timezoneRule: '请选择时区',
       timezoneHint: '执行表达式按此时区解释',
