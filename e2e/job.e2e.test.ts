@@ -7,9 +7,10 @@
  * name again in its group is the server's refusal in the dialog. Saved, the task is run once
  * by hand: the run log opens and follows the run until it ended `succeeded` with its result
  * (the page polls while a run is going on; the test waits for that state, not a sleep). Paused
- * (status tag, no next run), recovered, and a system task's delete is disabled. Then the screen,
- * the form and the log in zh and en at 1440 and 390 px (no horizontal overflow at 390 px;
- * pictures in .tmp/screenshots, looked at, not compared), and the task deleted.
+ * (status tag, no next run), recovered; a system task's delete is disabled and its kind fixed.
+ * Then the screen, the form and the log in zh and en at 1440 and 390 px (no horizontal overflow
+ * at 390 px, no table scrolling sideways on the phone; pictures in .tmp/screenshots, looked at,
+ * not compared), and the task deleted.
  */
 import { endpoints, type Job, type Page as ListPage } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
@@ -140,6 +141,14 @@ describe('scheduled tasks', () => {
       expect(system).toMatchObject({ system: true, group: 'SYSTEM' });
       await page.getByTestId(`job-status-${system!.id}`).waitFor();
       expect(await page.getByTestId(`job-delete-${system!.id}`).isDisabled()).toBe(true);
+      // Its kind cannot be changed (the rest can).
+      await page.getByTestId(`job-edit-${system!.id}`).click();
+      await page.getByTestId('job-form-kind-desc').waitFor();
+      expect(await page.getByTestId('job-dialog').locator('.ant-select-disabled').count()).toBe(1);
+      expect(await page.getByTestId('job-form-kind-desc').innerText()).toContain('系统任务的类型不能修改');
+      expect(await input(page, 'job-form-cron').inputValue()).toBe(system!.cron);
+      await page.keyboard.press('Escape');
+      await page.getByTestId('job-dialog').waitFor({ state: 'detached' });
 
       const saves = recordCalls(page, endpoints.job.save.path);
       await openForm(page, '任务执行记录清理');
