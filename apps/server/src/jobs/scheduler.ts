@@ -48,7 +48,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
 import { scheduledTask } from '../core/db/schema';
-import type { TaskKinds } from './task-kinds';
+import type { TaskContext, TaskKinds } from './task-kinds';
 
 /**
  * When a task fires: a croner pattern (six fields, seconds first) read in `timezone` (default
@@ -58,14 +58,8 @@ export type Schedule =
   | { cron: string; timezone?: string; startAt?: string | null; endAt?: string | null }
   | { everyMs: number };
 
-export interface TaskContext {
-  /** The fire time this run is for (the scheduled time, or when a manual run was asked). */
-  fireAt: Date;
-  /** Aborted at the task's timeout and when the scheduler stops; a long task should end early. */
-  signal: AbortSignal;
-  /** How the run came about. */
-  trigger: JobRunTrigger;
-}
+/** What a run is told (defined beside the task kinds, which the scheduler runs). */
+export type { TaskContext } from './task-kinds';
 
 export interface TaskDefinition {
   /** Unique; the key of its runs in `job_run` (`job:<id>` for operator tasks). */

@@ -15,6 +15,7 @@ import {
   type JobKind,
   type JobMisfirePolicy,
   type JobParams,
+  type JobRunTrigger,
   type JobStatus,
   jobCronProblem,
   jobParamsProblem,
@@ -23,7 +24,16 @@ import {
 import { sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
-import type { TaskContext } from './scheduler';
+
+/** What a run of a task is told (scheduler.ts passes it to every run). */
+export interface TaskContext {
+  /** The fire time this run is for (the scheduled time, or when a manual run was asked). */
+  fireAt: Date;
+  /** Aborted at the task's timeout and when the scheduler stops; a long task should end early. */
+  signal: AbortSignal;
+  /** How the run came about. */
+  trigger: JobRunTrigger;
+}
 
 /** The seeded system task of a kind (cron read in UTC). */
 export interface SystemSeed {
