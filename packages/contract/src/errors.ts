@@ -8,6 +8,7 @@
  * "ours" below; they are documented in docs/api.md.
  */
 import type { Lang } from './lang';
+import { fillTemplate } from './validation';
 
 export interface CatalogueEntry {
   zh: string;
@@ -494,7 +495,5 @@ export function isKnownCode(code: number): code is ErrorCodeValue {
  */
 export function errorMessage(code: number, lang: Lang, params: Record<string, string | number> = {}): string {
   const entry = isKnownCode(code) ? errorCatalogue[code] : { zh: '错误', en: 'Error' };
-  return entry[lang].replace(/\{(\w+)\}/g, (whole, key: string) =>
-    key in params ? String(params[key]) : whole,
-  );
+  return fillTemplate(entry[lang], params);
 }

@@ -27,6 +27,13 @@ export const IPV4_PATTERN = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4
 export const SUB_ALARM_VALUES = ['Y', 'N'] as const;
 export type SubAlarm = (typeof SUB_ALARM_VALUES)[number];
 
+/** `template` with its `{name}` placeholders replaced from `values` (unknown names stay as they are). */
+export function fillTemplate(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) =>
+    key in values ? String(values[key]) : whole,
+  );
+}
+
 /** Validation messages, keyed by rule (spec §5 texts). */
 export const validationMessages = {
   accountRequired: { zh: '请输入正确的用户名', en: 'Please enter the correct user name' },

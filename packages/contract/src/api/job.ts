@@ -33,6 +33,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { timezoneSchema } from '../device/protocol';
 import type { Lang } from '../lang';
+import { fillTemplate, validationMessages } from '../validation';
 import { idSchema as id, idRequest, keywordSchema, pageRequestShape, pageResponse } from './primitives';
 
 type Labels = Readonly<Record<Lang, string>>;
@@ -230,13 +231,16 @@ export function jobParamsProblem(
     if (value === undefined) continue;
     const label = d.label[lang];
     if (d.type === 'integer') {
+      // The device parameters' texts (validation.ts): one wording for a number out of its rule.
       if (typeof value !== 'number' || !Number.isInteger(value)) {
-        return lang === 'zh' ? `${label}必须是整数` : `${label} must be a whole number`;
+        return fillTemplate(validationMessages.paramNotInteger[lang], { label });
       }
       if ((d.min !== null && value < d.min) || (d.max !== null && value > d.max)) {
-        return lang === 'zh'
-          ? `${label}应在${d.min ?? '-∞'}到${d.max ?? '∞'}之间`
-          : `${label} must be between ${d.min ?? '-∞'} and ${d.max ?? '∞'}`;
+        return fillTemplate(validationMessages.paramOutOfRange[lang], {
+          label,
+          min: d.min ?? '-∞',
+          max: d.max ?? '∞',
+        });
       }
     } else if (d.type === 'boolean' && typeof value !== 'boolean') {
       return lang === 'zh' ? `${label}必须是是或否` : `${label} must be yes or no`;

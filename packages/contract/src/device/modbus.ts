@@ -24,6 +24,7 @@ import crc16modbus from 'crc/calculators/crc16modbus';
 import { z } from 'zod';
 import type { Lang } from '../lang';
 import { MODBUS_ADDRESS_MAX, MODBUS_ADDRESS_MIN } from '../params/schema';
+import { fillTemplate } from '../validation';
 
 /** Largest RTU frame (address + PDU + CRC), bytes. */
 export const MODBUS_MAX_FRAME_BYTES = 256;
@@ -91,24 +92,20 @@ export const modbusMessages = {
 } as const satisfies Record<string, Record<Lang, string>>;
 export type ModbusMessageKey = keyof typeof modbusMessages;
 
-function fill(template: string, params: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, k: string) => (k in params ? String(params[k]) : whole));
-}
-
 /** A frame that cannot be built, parsed or decoded; `message` is the English text. */
 export class ModbusFrameError extends Error {
   constructor(
     readonly messageKey: ModbusMessageKey,
     readonly params: Record<string, string | number> = {},
   ) {
-    super(fill(modbusMessages[messageKey].en, params));
+    super(fillTemplate(modbusMessages[messageKey].en, params));
     this.name = 'ModbusFrameError';
   }
 }
 
 /** The text of a frame error in `lang`. */
 export function modbusErrorText(error: ModbusFrameError, lang: Lang): string {
-  return fill(modbusMessages[error.messageKey][lang], error.params);
+  return fillTemplate(modbusMessages[error.messageKey][lang], error.params);
 }
 
 /** Exception codes (Application Protocol §7) with their names. */
