@@ -36,6 +36,7 @@ export * from './errors';
 export * from './lang';
 export * from './local-time';
 export * from './menu-tree';
+export * from './money/valuation';
 export * from './params/messages';
 export * from './params/schema';
 export * from './params/validate';
