@@ -103,6 +103,16 @@ export const Perm = {
   deadLetterList: 'monitor:deadletter:list',
   /** The big screens inside the console (the public /newscreen cockpit needs none). */
   screenView: 'screen:view:list',
+
+  /** Projects (/project/list, /project/detail; issue 17 item 1): list and read projects, their history. */
+  projectList: 'project:project:list',
+  /** Create and edit projects (contract, investors, meters). */
+  projectSave: 'project:project:save',
+  projectDelete: 'project:project:delete',
+  /** Bind sites to a project and unbind them. */
+  projectBind: 'project:project:bind',
+  /** Change a project's status (to be started → under construction → in operation …). */
+  projectStatus: 'project:project:status',
 } as const;
 export type PermissionString = (typeof Perm)[keyof typeof Perm];
 

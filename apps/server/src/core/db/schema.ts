@@ -13,10 +13,12 @@ import {
   boolean,
   char,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   text,
@@ -422,7 +424,7 @@ export const device = pgTable(
     firmwareVersion: text('firmware_version'),
     /** The agent company the device is assigned to (6003 when another agent has it). */
     agentId: integer('agent_id').references(() => company.id),
-    /** The project the device is bound to (projects come later); while set, its agent is fixed (6004). */
+    /** The project the device's site is bound to (project_site); while set, its agent is fixed (6004). */
     projectId: integer('project_id'),
     /** SHA-256 hex of the gateway's MQTT secret (256-bit random, so a fast hash suffices). */
     secretHash: text('secret_hash'),
@@ -1147,4 +1149,163 @@ export const firmwareDownloadToken = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('firmware_download_token_expires_idx').on(t.expiresAt)],
+);
+
+/* ───────────── Projects (issue 17 item 1; modules/project, contract api/project.ts) ─────────────
+ * A project is a company's contract around one or more storage sites: who built it (construction
+ * party), who brought it (agent), whose premises (owner), who financed it (investors with ratios)
+ * and how the benefit is shared (self-investment) or the rent paid (leasing). Every row carries the
+ * project's `company_id` (the company that runs it), scoped like sites (access/company-scope.ts).
+ * Money is `numeric` (exact decimals, read as numbers); ratios are percent with two decimals.
+ * Monthly bills (issue 17 item 5) read these tables: the contract, the meters with their CT/PT and
+ * the site bindings by local date.
+ */
+
+/**
+ * A project. `status`: to_be_started | under_construction | in_operation | suspended | ended
+ * (transitions in contract `PROJECT_STATUS_TRANSITIONS`). Contract cycle: `contract_start` (local
+ * date) for `contract_years` (1–30) years. `income_mode` self_investment (owner keeps
+ * `owner_share_pct`, investors share the rest by their ratios) | leasing (the owner pays rent to
+ * the investors: `rent_basis` monthly → `rent_cny` CNY/month; per_kwh_capacity → `rent_cny` CNY
+ * per kWh of `capacity_kwh` per month). Maintenance and insurance are CNY/month, borne by
+ * `cost_bearer` investors | owner | shared (by the ratios).
+ */
+export const project = pgTable(
+  'project',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    name: text('name').notNull(),
+    address: text('address'),
+    longitude: doublePrecision('longitude'),
+    latitude: doublePrecision('latitude'),
+    /** Partner companies (company.type construction / agent / owner). */
+    constructionCompanyId: integer('construction_company_id').references(() => company.id),
+    agentCompanyId: integer('agent_company_id').references(() => company.id),
+    ownerCompanyId: integer('owner_company_id').references(() => company.id),
+    contractStart: date('contract_start', { mode: 'string' }).notNull(),
+    contractYears: integer('contract_years').notNull(),
+    status: text('status').notNull().default('to_be_started'),
+    /** Installed storage capacity (kWh) the per-capacity rent is charged on. */
+    capacityKwh: numeric('capacity_kwh', { precision: 14, scale: 3, mode: 'number' }),
+    incomeMode: text('income_mode').notNull(),
+    /** self_investment: the owner's share of the benefit, percent (owner + investors = 100). */
+    ownerSharePct: numeric('owner_share_pct', { precision: 5, scale: 2, mode: 'number' }),
+    /** leasing: monthly | per_kwh_capacity */
+    rentBasis: text('rent_basis'),
+    /** leasing: CNY/month (monthly) or CNY per kWh of capacity per month (per_kwh_capacity). */
+    rentCny: numeric('rent_cny', { precision: 14, scale: 4, mode: 'number' }),
+    maintenanceCnyPerMonth: numeric('maintenance_cny_per_month', { precision: 14, scale: 2, mode: 'number' })
+      .notNull()
+      .default(0),
+    insuranceCnyPerMonth: numeric('insurance_cny_per_month', { precision: 14, scale: 2, mode: 'number' })
+      .notNull()
+      .default(0),
+    /** investors | owner | shared */
+    costBearer: text('cost_bearer').notNull().default('investors'),
+    remark: text('remark'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('project_company_name_uq').on(t.companyId, t.name), index('project_company_idx').on(t.companyId)],
+);
+
+/** An investor of a project (company.type investor) and its ratio, percent with two decimals. */
+export const projectInvestor = pgTable(
+  'project_investor',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    investorCompanyId: integer('investor_company_id')
+      .notNull()
+      .references(() => company.id),
+    ratioPct: numeric('ratio_pct', { precision: 5, scale: 2, mode: 'number' }).notNull(),
+    sort: integer('sort').notNull().default(0),
+  },
+  (t) => [uniqueIndex('project_investor_uq').on(t.projectId, t.investorCompanyId)],
+);
+
+/**
+ * A site's binding to a project over local dates `[bound_from, bound_to)` in the site's time zone
+ * (`bound_to` null = still bound). A site is bound to at most one project at a time; a site moved
+ * mid-month has two rows, so a bill splits by date. While bound, the site's devices carry
+ * `device.project_id`.
+ */
+export const projectSite = pgTable(
+  'project_site',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id, { onDelete: 'cascade' }),
+    boundFrom: date('bound_from', { mode: 'string' }).notNull(),
+    boundTo: date('bound_to', { mode: 'string' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('project_site_open_uq').on(t.siteId).where(sql`bound_to IS NULL`),
+    index('project_site_project_idx').on(t.projectId),
+  ],
+);
+
+/**
+ * A storage meter of a project (device.type meter of a bound site): CT and PT ratio (> 0) and
+ * whether it reads the secondary side (then energy = reading × CT × PT; otherwise the reading is
+ * primary energy and the ratios are recorded only).
+ */
+export const projectMeter = pgTable(
+  'project_meter',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    ctRatio: numeric('ct_ratio', { precision: 12, scale: 4, mode: 'number' }).notNull(),
+    ptRatio: numeric('pt_ratio', { precision: 12, scale: 4, mode: 'number' }).notNull(),
+    readsSecondary: boolean('reads_secondary').notNull().default(false),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('project_meter_uq').on(t.projectId, t.deviceId)],
+);
+
+/**
+ * History of a project: who did what when. `action` create | update | status | bind | unbind;
+ * `changes` the changed fields with before/after values (contract `ProjectChangeEntry`).
+ */
+export const projectChange = pgTable(
+  'project_change',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    action: text('action').notNull(),
+    changes: jsonb('changes').$type<{ field: string; before: unknown; after: unknown }[]>().notNull().default([]),
+    employeeId: integer('employee_id').references(() => employee.id, { onDelete: 'set null' }),
+    userName: text('user_name'),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('project_change_project_idx').on(t.projectId, t.at.desc())],
 );
