@@ -6,7 +6,7 @@
  * Times are UTC `timestamptz`. Rows that belong to a customer carry `company_id` (design §4).
  */
 
-import type { TouSchemeDocument } from '@ess/contract';
+import type { TouSchemeDocument, TwoPartTariff } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
@@ -327,6 +327,11 @@ export const touScheme = pgTable(
     name: text('name').notNull(),
     version: integer('version').notNull().default(1),
     document: jsonb('document').$type<TouSchemeDocument>().notNull(),
+    /**
+     * Two-part (basic) charge entered with the scheme (contract money/valuation.ts
+     * `TwoPartTariff`); null = single-part. Kept out of `document`, so `set_tou_plan` keeps its shape.
+     */
+    twoPart: jsonb('two_part').$type<TwoPartTariff>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1308,4 +1313,97 @@ export const projectChange = pgTable(
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('project_change_project_idx').on(t.projectId, t.at.desc())],
+);
+
+/* ======================================================================================
+ * Tariff history and energy per tier (issue 17 items 2 and 3; H-money). Revenue statistics,
+ * big screens and monthly bills read these (modules/revenue, contract money/valuation.ts).
+ * ==================================================================================== */
+
+/**
+ * The tariff a site is billed at from a site-local date on (issue 17 item 2): one row per version.
+ * A version holds a snapshot of the ToU scheme document (the prices as they were), the scheme it
+ * came from (id, name, version) and the two-part charge. The version of a day is the one with the
+ * latest `effective_from` ≤ that day (modules/revenue/tariff-history.ts `tariffForDay`); days before
+ * a site's first version have no tariff. Written when a scheme is assigned to a site or edited, from
+ * the date the operator picks; a second version on the same date replaces the first.
+ */
+export const siteTariff = pgTable(
+  'site_tariff',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id, { onDelete: 'cascade' }),
+    /** First site-local day the version prices. */
+    effectiveFrom: date('effective_from', { mode: 'string' }).notNull(),
+    /** The scheme it was taken from (null once that scheme is deleted; the snapshot stays). */
+    touSchemeId: integer('tou_scheme_id').references(() => touScheme.id, { onDelete: 'set null' }),
+    schemeName: text('scheme_name').notNull(),
+    schemeVersion: integer('scheme_version').notNull(),
+    document: jsonb('document').$type<TouSchemeDocument>().notNull(),
+    twoPart: jsonb('two_part').$type<TwoPartTariff>(),
+    createdAt: createdAt(),
+    /** Who wrote the version (user name), null for the system (migration, demo). */
+    createdBy: text('created_by'),
+  },
+  (t) => [
+    uniqueIndex('site_tariff_site_from_uq').on(t.siteId, t.effectiveFrom),
+    index('site_tariff_company_idx').on(t.companyId),
+  ],
+);
+
+/**
+ * Charged and discharged energy of a storage metering device per ToU period of a site-local day
+ * (issue 17 item 3; modules/revenue/tier-energy.ts). One row per device and period: the period's
+ * bounds (UTC instants and local `HH:MM`), tier and price from the day's tariff version
+ * (`site_tariff_id`; null tier/price: no tariff that day), the energy (kWh, primary side:
+ * register difference × `multiplier` = CT × PT) and where it came from: `registers` (the
+ * cumulative registers at the period's bounds, `*_start`/`*_end` readings kept for the bill) or
+ * `power` (a bound reading was missing or went backwards: the 15-minute rollups' mean power ×
+ * time). Recomputed whole per device and day.
+ */
+export const energyTierDay = pgTable(
+  'energy_tier_day',
+  {
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    /** Site-local day. */
+    day: date('day', { mode: 'string' }).notNull(),
+    startAt: timestamp('start_at', { withTimezone: true }).notNull(),
+    endAt: timestamp('end_at', { withTimezone: true }).notNull(),
+    startHhmm: text('start_hhmm').notNull(),
+    endHhmm: text('end_hhmm').notNull(),
+    /** sharp | peak | shoulder | off_peak; null: no tariff that day. */
+    tier: text('tier'),
+    priceCnyPerKwh: numeric('price_cny_per_kwh', { precision: 12, scale: 6, mode: 'number' }),
+    siteTariffId: integer('site_tariff_id').references(() => siteTariff.id, { onDelete: 'set null' }),
+    chargedKwh: numeric('charged_kwh', { precision: 16, scale: 3, mode: 'number' }).notNull(),
+    dischargedKwh: numeric('discharged_kwh', { precision: 16, scale: 3, mode: 'number' }).notNull(),
+    /** registers | power */
+    source: text('source').notNull(),
+    /** The registers read (import/export of a meter, charge/discharge of a PCS) at the bounds. */
+    chargeStart: doublePrecision('charge_start'),
+    chargeEnd: doublePrecision('charge_end'),
+    dischargeStart: doublePrecision('discharge_start'),
+    dischargeEnd: doublePrecision('discharge_end'),
+    /** CT × PT applied to register differences (1 on the primary side). */
+    multiplier: doublePrecision('multiplier').notNull().default(1),
+    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.deviceId, t.startAt] }),
+    index('energy_tier_day_site_day_idx').on(t.siteId, t.day),
+    index('energy_tier_day_company_day_idx').on(t.companyId, t.day),
+  ],
 );
