@@ -103,6 +103,13 @@ const ACTION_LABELS = {
   'job.pause': { zh: '暂停定时任务', en: 'Pause scheduled task' },
   'job.recover': { zh: '恢复定时任务', en: 'Recover scheduled task' },
   'job.trigger': { zh: '手动执行定时任务', en: 'Trigger scheduled task' },
+
+  'project.save': { zh: '新增项目', en: 'Add project' },
+  'project.update': { zh: '修改项目', en: 'Update project' },
+  'project.delete': { zh: '删除项目', en: 'Delete project' },
+  'project.status': { zh: '变更项目状态', en: 'Change project status' },
+  'project.bind': { zh: '项目绑定站点', en: 'Bind sites to project' },
+  'project.unbind': { zh: '项目解绑站点', en: 'Unbind site from project' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** An action the operation log records, e.g. `role.update`, `tou.push`, `user.login`. */
@@ -143,6 +150,7 @@ const TARGET_LABELS = {
   upgrade_batch: { zh: '升级批次', en: 'Upgrade batch' },
   alarm: { zh: '告警', en: 'Alarm' },
   job: { zh: '定时任务', en: 'Scheduled task' },
+  project: { zh: '项目', en: 'Project' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** The type of row an operation-log entry names as its target (`targetType`). */

@@ -42,6 +42,7 @@ import { mailEndpoints } from './endpoints/mail';
 import { menuEndpoints } from './endpoints/menu';
 import { monitorEndpoints } from './endpoints/monitor';
 import { paramsEndpoints } from './endpoints/params';
+import { projectEndpoints } from './endpoints/project';
 import { roleEndpoints } from './endpoints/role';
 import { screenEndpoints } from './endpoints/screen';
 import { siteEndpoints } from './endpoints/site';
@@ -66,6 +67,7 @@ export * from './endpoints/mail';
 export * from './endpoints/menu';
 export * from './endpoints/monitor';
 export * from './endpoints/params';
+export * from './endpoints/project';
 export * from './endpoints/role';
 export * from './endpoints/screen';
 export * from './endpoints/site';
@@ -102,6 +104,7 @@ export const endpoints = {
   alarm: alarmEndpoints,
   mail: mailEndpoints,
   export: exportEndpoints,
+  project: projectEndpoints,
 } as const;
 
 /** The areas of {@link endpoints}. */

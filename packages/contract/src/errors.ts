@@ -203,6 +203,10 @@ export const ErrorCode = {
   COMPANY_SELF_ACTION: 6005,
   PROJECT_NAME_EXISTS: 7000,
   PROJECT_NOT_FOUND: 7001,
+  /** ours (issue 17): a project with sites bound cannot be deleted; unbind them first. */
+  PROJECT_HAS_SITES: 7002,
+  /** ours (issue 17): the status change is not allowed (the reason names the allowed ones). */
+  PROJECT_STATUS_CHANGE_REFUSED: 7003,
   /** The firmware package does not exist, or is outside the caller's companies (issue 16). */
   INSTALL_PACKAGE_NOT_FOUND: 7030,
   /** ours (issue 16): a package larger than `{maxMiB}` MiB, refused while it streams. */
@@ -433,6 +437,11 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   6005: { zh: '不能禁用或移动自己所在的公司', en: 'You cannot disable or move your own company' },
   7000: { zh: '项目名称已存在', en: 'Project name already exists' },
   7001: { zh: '项目不存在', en: 'Project does not exist' },
+  7002: {
+    zh: '项目仍绑定站点，请先解绑站点再删除',
+    en: 'The project still has sites bound; unbind them before deleting it',
+  },
+  7003: { zh: '项目状态不能这样变更', en: 'The project status cannot change this way' },
   7030: { zh: '安装包不存在', en: 'Installation package does not exist' },
   7031: { zh: '固件包不能超过{maxMiB} MiB', en: 'A firmware package cannot exceed {maxMiB} MiB' },
   7032: {

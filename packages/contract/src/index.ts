@@ -18,6 +18,7 @@ export * from './api/monitor';
 export * from './api/organisation';
 export * from './api/params';
 export * from './api/primitives';
+export * from './api/project';
 export * from './api/registry';
 export * from './api/screen';
 export * from './api/site-monitor';
