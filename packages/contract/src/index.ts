@@ -37,6 +37,7 @@ export * from './errors';
 export * from './lang';
 export * from './local-time';
 export * from './menu-tree';
+export * from './money/bill';
 export * from './money/valuation';
 export * from './params/messages';
 export * from './params/schema';
