@@ -677,6 +677,71 @@ describe('price change mid-month, meter swap, site moved, faults', () => {
     ).toThrow('The CT ratio must be greater than 0');
   });
 
+  it('a meter billed from stored ToU periods: summed per tier and price, each period kept', () => {
+    const p = (
+      day: string,
+      h0: number,
+      h1: number,
+      tier: 'peak' | 'off_peak',
+      price: number,
+      kwh: number,
+      source: 'registers' | 'power' = 'registers',
+    ) => ({
+      startMs: at(day) + h0 * 3_600_000,
+      endMs: at(day) + h1 * 3_600_000,
+      tier,
+      priceCnyPerKwh: price,
+      chargeStart: tier === 'off_peak' ? 100 : null,
+      chargeEnd: tier === 'off_peak' ? 100 + kwh / 40 : null,
+      dischargeStart: tier === 'peak' ? 50 : null,
+      dischargeEnd: tier === 'peak' ? 50 + kwh / 40 : null,
+      chargedKwh: tier === 'off_peak' ? kwh : 0,
+      dischargedKwh: tier === 'peak' ? kwh : 0,
+      source,
+    });
+    const bill = computeBill({
+      month: '2025-07',
+      contract: selfInvestment,
+      sites: [
+        site({
+          meters: [
+            {
+              meterId: 50,
+              sn: 'M-50',
+              ctRatio: 40,
+              ptRatio: 1,
+              readsSecondary: true,
+              readings: [],
+              periods: [
+                p('2025-07-01', 0, 8, 'off_peak', 0.3, 400),
+                p('2025-07-01', 18, 22, 'peak', 1.2, 360),
+                p('2025-07-02', 0, 8, 'off_peak', 0.3, 420, 'power'),
+                p('2025-07-02', 18, 22, 'peak', 1.2, 380),
+                p('2025-06-30', 0, 8, 'off_peak', 0.3, 999), // before the month: not billed
+              ],
+            },
+          ],
+        }),
+      ],
+    });
+    // peak: 360 + 380 = 740 kWh × 1.2 = 888.00; off-peak: 400 + 420 = 820 kWh × 0.3 = 246.00
+    expect(
+      bill.lines.map((l) => [
+        l.tier,
+        l.chargedKwh,
+        l.dischargedKwh,
+        l.valueCny,
+        l.costCny,
+        l.chargedSource,
+        l.periods?.length,
+      ]),
+    ).toEqual([
+      ['peak', 0, 740, 888, 0, 'register', 2],
+      ['off_peak', 820, 0, 0, 246, 'rollup', 2],
+    ]);
+    expect(bill.totals.netBenefitCny).toBe(642);
+  });
+
   it('a bound date without a tariff is refused', () => {
     expect(() =>
       computeBill({

@@ -105,8 +105,32 @@ export interface BillMeterInput {
   /** Last instant it measures (its final reading); absent = after the month. */
   removedAtMs?: number | null;
   readings: readonly MeterReading[];
+  /**
+   * Energy per ToU period as stored (energy_tier_day: total import/export registers read at each
+   * period's bounds, × multiplier, or the rollups' power × time when a bound reading was missing or
+   * went backwards). When given, the meter's lines are these periods summed per segment × tier ×
+   * price, each period kept on its line for checking; `readings` and `fallbackDaily` are not used.
+   */
+  periods?: readonly BillPeriodEnergy[];
   /** Primary-side kWh per local day from the rollups (the fallback when a reading is missing). */
   fallbackDaily?: ReadonlyArray<{ date: string; importKwh: TierKwh; exportKwh: TierKwh }>;
+}
+
+/** One ToU period of one meter and day (see {@link BillMeterInput.periods}). */
+export interface BillPeriodEnergy {
+  startMs: number;
+  endMs: number;
+  tier: TouTier | null;
+  priceCnyPerKwh: number | null;
+  /** Total import (charge) / export (discharge) registers at the bounds, the meter's own side. */
+  chargeStart: number | null;
+  chargeEnd: number | null;
+  dischargeStart: number | null;
+  dischargeEnd: number | null;
+  /** Primary kWh. */
+  chargedKwh: number;
+  dischargedKwh: number;
+  source: 'registers' | 'power';
 }
 
 /** A tariff in force from local date `from` (inclusive) to `to` (exclusive; null = open). */
@@ -173,6 +197,8 @@ export interface BillLine {
   problem: 'reading_backwards' | null;
   /** Days of a rollup line without fallback energy (their energy is missing from the bill). */
   missingDates: string[];
+  /** The ToU periods summed into the line (meters billed from stored periods), for checking. */
+  periods?: BillPeriodEnergy[];
 }
 
 export interface BillSegment {
@@ -415,6 +441,72 @@ function fallbackEnergy(
 }
 
 /**
+ * Lines of a meter billed from stored periods: the periods starting in `[a, b)` with a tier and a
+ * price, summed per tier × price (a tier priced twice in the segment gives two lines), valued once
+ * per line by `valueLine`. Source `rollup` when any period came from power × time; a period whose
+ * register went backwards marks the line `reading_backwards`.
+ */
+function periodLines(
+  siteId: number,
+  meter: BillMeterInput,
+  seg: { from: string; to: string },
+  a: number,
+  b: number,
+  multiplier: number,
+): BillLine[] {
+  const groups = new Map<string, BillPeriodEnergy[]>();
+  for (const p of meter.periods ?? []) {
+    if (p.startMs < a || p.startMs >= b || p.tier === null || p.priceCnyPerKwh === null) continue;
+    const key = `${TOU_TIERS.indexOf(p.tier)}|${p.priceCnyPerKwh}`;
+    const list = groups.get(key) ?? [];
+    list.push(p);
+    groups.set(key, list);
+  }
+  const backwards = (s: number | null, e: number | null) => s !== null && e !== null && e < s;
+  return [...groups.entries()]
+    .sort(([x], [y]) => x.localeCompare(y, 'en', { numeric: true }))
+    .map(([, ps]) => {
+      const sorted = [...ps].sort((x, y) => x.startMs - y.startMs);
+      const tier = sorted[0]!.tier!;
+      const price = sorted[0]!.priceCnyPerKwh!;
+      const charged = roundKwh(sorted.reduce((n, p) => n + p.chargedKwh, 0));
+      const discharged = roundKwh(sorted.reduce((n, p) => n + p.dischargedKwh, 0));
+      const v = valueLine({ tier, priceCnyPerKwh: price, chargedKwh: charged, dischargedKwh: discharged });
+      const rollup = sorted.some((p) => p.source === 'power');
+      return {
+        siteId,
+        meterId: meter.meterId,
+        meterSn: meter.sn,
+        from: seg.from,
+        to: seg.to,
+        startMs: a,
+        endMs: b,
+        tier,
+        multiplier,
+        importStartKwh: null,
+        importEndKwh: null,
+        exportStartKwh: null,
+        exportEndKwh: null,
+        chargedKwh: charged,
+        dischargedKwh: discharged,
+        chargedSource: rollup ? 'rollup' : 'register',
+        dischargedSource: rollup ? 'rollup' : 'register',
+        priceCnyPerKwh: price,
+        costCny: v.costCny,
+        valueCny: v.valueCny,
+        netCny: v.netCny,
+        problem: sorted.some(
+          (p) => backwards(p.chargeStart, p.chargeEnd) || backwards(p.dischargeStart, p.dischargeEnd),
+        )
+          ? 'reading_backwards'
+          : null,
+        missingDates: [],
+        periods: sorted,
+      } satisfies BillLine;
+    });
+}
+
+/**
  * The bill of one project for one month (see the module note for every rule).
  * Throws {@link BillInputError} for a contract that cannot be split or a bound date without a tariff.
  */
@@ -456,6 +548,10 @@ export function computeBill(input: BillInput): BillResult {
         const b = Math.min(endMs, meter.removedAtMs ?? Infinity);
         if (a >= b) continue;
         const multiplier = meterPrimaryKwh(1, meter);
+        if (meter.periods) {
+          lines.push(...periodLines(site.siteId, meter, seg, a, b, multiplier));
+          continue;
+        }
         const ra = readingAt(meter.readings, a);
         const rb = readingAt(meter.readings, b);
         for (const tier of TOU_TIERS) {
