@@ -6,7 +6,7 @@
  * Times are UTC `timestamptz`. Rows that belong to a customer carry `company_id` (design §4).
  */
 
-import type { TouSchemeDocument, TwoPartTariff } from '@ess/contract';
+import type { BillResult, TouSchemeDocument, TwoPartTariff } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
@@ -1405,5 +1405,48 @@ export const energyTierDay = pgTable(
     primaryKey({ columns: [t.deviceId, t.startAt] }),
     index('energy_tier_day_site_day_idx').on(t.siteId, t.day),
     index('energy_tier_day_company_day_idx').on(t.companyId, t.day),
+  ],
+);
+
+/* ───────────── Monthly bills (issue 17 item 5; H-bill: modules/bill, contract money/bill.ts) ─────────────
+ * One row per project × site-local month × version. `state` draft | confirmed. A draft may be
+ * drafted again (recomputed in place, version kept); a confirmed version is never changed: a
+ * correction is a new version (`reason` required) drafted and confirmed in its turn, and the
+ * month's settlement is its highest confirmed version. Confirming a confirmed bill, or drafting
+ * over one, answers 7060 (electricity settlement already done). `document` is the contract's
+ * `BillResult` (lines, demand, parties, totals) as computed; the money columns repeat its totals
+ * for lists and sums.
+ */
+export const bill = pgTable(
+  'bill',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    /** `YYYY-MM`, local to the project's sites. */
+    month: text('month').notNull(),
+    version: integer('version').notNull(),
+    /** draft | confirmed */
+    state: text('state').notNull().default('draft'),
+    /** Why a correction was made (versions > 1). */
+    reason: text('reason'),
+    incomeMode: text('income_mode').notNull(),
+    costCny: numeric('cost_cny', { precision: 16, scale: 2, mode: 'number' }).notNull(),
+    valueCny: numeric('value_cny', { precision: 16, scale: 2, mode: 'number' }).notNull(),
+    netBenefitCny: numeric('net_benefit_cny', { precision: 16, scale: 2, mode: 'number' }).notNull(),
+    document: jsonb('document').$type<BillResult>().notNull(),
+    createdAt: createdAt(),
+    /** User name that drafted it; null = the monthly task. */
+    createdBy: text('created_by'),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    confirmedBy: text('confirmed_by'),
+  },
+  (t) => [
+    uniqueIndex('bill_project_month_version_uq').on(t.projectId, t.month, t.version),
+    index('bill_company_month_idx').on(t.companyId, t.month),
   ],
 );
