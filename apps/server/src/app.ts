@@ -77,6 +77,7 @@ import { deadLetterRoutes } from './modules/registry/dead-letter-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
 import { screenRoutes } from './modules/screen/screen-routes';
+import { touOptimalRoutes } from './modules/tou/optimal-routes';
 import { touRoutes } from './modules/tou/tou-routes';
 import { upgradeRoutes } from './modules/upgrade/upgrade-routes';
 import { userRoutes } from './modules/user/user-routes';
@@ -369,6 +370,7 @@ const routesPlugin = fp(
       await api.register(roleRoutes);
       await api.register(logRoutes);
       await api.register(touRoutes);
+      await api.register(touOptimalRoutes);
       await api.register(alarmRoutes);
       await api.register(exportRoutes);
       await api.register(screenRoutes);

@@ -982,6 +982,19 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.SITE_NOT_FOUND),
       e: code(ErrorCode.DEVICE_NOT_CONNECTED),
     },
+    [endpoints.tou.optimalPlan.path]: {
+      // siteA has no BMS or PCS with a capacity/rating: in scope it answers 3095, outside 3036.
+      body: () => ({
+        siteId: siteA,
+        periods: validScheme().dailyPlans[0]!.periods,
+        roundTripEfficiencyPct: 90,
+        socMinPct: 5,
+        socMaxPct: 95,
+      }),
+      a: code(ErrorCode.TOU_SITE_NO_BATTERY),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: code(ErrorCode.TOU_SITE_NO_BATTERY),
+    },
     // Device parameters: gatewayA (an EMS of siteA) never connected.
     [endpoints.params.tree.path]: {
       body: () => ({}),

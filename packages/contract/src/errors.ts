@@ -106,6 +106,8 @@ export const ErrorCode = {
   TOU_SCHEME_STALE: 3093,
   /** ours: a period time that is not HH:MM. */
   TOU_TIME_INVALID: 3094,
+  /** ours (issue 17 item 6): the site has no storage capacity or PCS rating to plan a schedule for. */
+  TOU_SITE_NO_BATTERY: 3095,
   /** ours: the alarm does not exist (or is outside the caller's companies). */
   ALARM_NOT_FOUND: 3100,
   /** ours: every alarm named was already acknowledged. */
@@ -355,6 +357,10 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     en: 'The ToU scheme was changed by someone else; reload it and try again',
   },
   3094: { zh: '时间格式应为HH:MM', en: 'Times must be written HH:MM' },
+  3095: {
+    zh: '该站点没有储能容量或PCS额定功率，无法计算最优计划',
+    en: 'The site has no storage capacity or PCS rating to plan a schedule for',
+  },
   3100: { zh: '告警不存在', en: 'Alarm not found' },
   3101: { zh: '告警已被确认', en: 'The alarm was already acknowledged' },
   3103: { zh: '邮件不存在', en: 'Mail not found' },

@@ -48,4 +48,6 @@ export * from './tou/resolve';
 export * from './tou/rules';
 export * from './tou/scheme';
 export * from './tou/templates';
+export * from './tou/strategy';
+export * from './tou/optimal';
 export * from './validation';

@@ -180,7 +180,11 @@ describe('ToU tariff templates', () => {
       action: 'charge',
       powerKw: 100,
     });
-    expect(at('2026-07-15T16:00:00+08:00')).toMatchObject({ tier: 'shoulder', action: 'idle' });
+    // The price-aware strategy (tou/strategy.ts): the 08–12 peak keeps the energy for sharp, and
+    // the 15–18 shoulder recharges for the 18–21 peak (1.1637 − 0.6811 ÷ 0.9 > 0: it pays).
+    expect(at('2026-07-15T09:00:00+08:00')).toMatchObject({ tier: 'peak', action: 'idle' });
+    expect(at('2026-07-15T16:00:00+08:00')).toMatchObject({ tier: 'shoulder', action: 'charge' });
+    expect(at('2026-07-15T19:00:00+08:00')).toMatchObject({ tier: 'peak', action: 'discharge' });
     // September has no sharp hours: 13:00 is peak.
     expect(at('2026-09-15T13:00:00+08:00')).toMatchObject({ tier: 'peak', priceCnyPerKwh: 1.1637 });
   });

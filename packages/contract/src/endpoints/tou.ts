@@ -16,6 +16,7 @@ import {
   touSchemeUpdateResponse,
 } from '../api/tou';
 import { Perm } from '../permissions';
+import { touOptimalPlanRequest, touOptimalPlanResponse } from '../tou/optimal';
 import { defineEndpoint } from './define';
 
 export const touEndpoints = {
@@ -95,6 +96,17 @@ export const touEndpoints = {
     summary: 'Push a site’s ToU scheme to its EMS now and wait for the reply (up to 10 s)',
     description:
       'Errors: 3036 site not found, 3060 the site runs no scheme, 3033 no gateway or it never connected, 3034 gateway offline (sent when it reconnects), 3035 the send failed, was refused or timed out (msg gives the reason).',
+    tags: ['tou'],
+  }),
+  optimalPlan: defineEndpoint({
+    path: '/api-bms/tou/optimalPlan',
+    request: touOptimalPlanRequest,
+    response: touOptimalPlanResponse,
+    access: { permission: Perm.touList },
+    summary:
+      'The optimal charge schedule of a day’s tariff for a site’s battery (a linear programme solved by HiGHS) and the daily plan made of it',
+    description:
+      'Model: packages/contract/src/tou/optimal.ts. Errors: -100 a field out of range (named), 3070–3094 the tariff periods break a plan rule (msg says where), 3036 site not found, 3095 the site has no storage capacity or PCS rating.',
     tags: ['tou'],
   }),
 };

@@ -16,11 +16,13 @@ import type { Lang } from '../lang';
 import {
   type DailyPlan,
   daysInMonth,
+  type TouPeriod,
   type TouSchemeDocument,
   type TouTier,
   type WeeklyPlan,
   type YearlyItem,
 } from './scheme';
+import { priceAwareStrategy } from './strategy';
 
 type Text = { zh: string; en: string };
 
@@ -346,8 +348,17 @@ export const TOU_TEMPLATES: readonly TouTemplate[] = [
 export interface TemplateStrategy {
   /** Calendar year of the yearly setting. */
   year: number;
-  /** Charge and discharge power setpoint, kW (> 0). */
+  /** Charge and discharge power setpoint, kW (> 0); the PCS rating the strategy respects. */
   powerKw: number;
+  /**
+   * Usable storage capacity, kWh: how much energy a cycle moves (strategy.ts). Absent: a
+   * two-hour battery (2 × `powerKw`), the usual size of C&I storage.
+   */
+  capacityKwh?: number;
+  /** Round-trip efficiency, % (default 90, as the arbitrage preview). */
+  roundTripEfficiencyPct?: number;
+  /** Cost of wear per kWh cycled, CNY/kWh (default 0): a second cycle is used only when it pays more. */
+  degradationCostCnyPerKwh?: number;
   /** SOC floor (discharging stops), %. */
   socMinPct: number;
   /** SOC ceiling (charging stops), %. */
@@ -356,21 +367,14 @@ export interface TemplateStrategy {
   lang: Lang;
 }
 
-/** What the battery does in each tier: buy cheap, sell dear. */
-const ACTION_OF_TIER = {
-  off_peak: 'charge',
-  shoulder: 'idle',
-  peak: 'discharge',
-  sharp: 'discharge',
-} as const;
-
 const mmdd = (month: number, dayOfMonth: number) =>
   `${String(month).padStart(2, '0')}-${String(dayOfMonth).padStart(2, '0')}`;
 
 /**
  * A valid scheme document from `template`: one daily plan per season (keys 1…n in season order;
- * charge in off-peak, discharge in peak and sharp at `powerKw` within the SOC window, idle in
- * shoulder; prices from the template), one weekly cycle per season with the same plan every
+ * prices from the template; the price-aware standard strategy of strategy.ts at `powerKw` within
+ * the SOC window: discharge in the dearest periods first, charge in the cheapest, a second cycle
+ * when it pays), one weekly cycle per season with the same plan every
  * day, one yearly setting for `strategy.year` mapping each run of consecutive months to its
  * season's cycle, and as defaults the daily plan and weekly cycle of the season of the
  * template's snapshot month. The yearly setting covers `strategy.year` only: from the next year
@@ -383,19 +387,28 @@ export function schemeFromTemplate(template: TouTemplate, strategy: TemplateStra
   const dailyPlans: DailyPlan[] = template.seasons.map((season, i) => ({
     key: i + 1,
     name: season.name[strategy.lang],
-    periods: season.periods.map(({ start, end, tier }) => {
-      const action = ACTION_OF_TIER[tier];
-      return {
-        start,
-        end,
-        tier,
-        priceCnyPerKwh: template.prices[tier] ?? null,
-        action,
-        powerKw: action === 'idle' ? 0 : strategy.powerKw,
+    periods: priceAwareStrategy(
+      season.periods.map(
+        ({ start, end, tier }): TouPeriod => ({
+          start,
+          end,
+          tier,
+          priceCnyPerKwh: template.prices[tier] ?? null,
+          action: 'idle',
+          powerKw: 0,
+          socMinPct: strategy.socMinPct,
+          socMaxPct: strategy.socMaxPct,
+        }),
+      ),
+      {
+        capacityKwh: strategy.capacityKwh ?? 2 * strategy.powerKw,
+        ratedPowerKw: strategy.powerKw,
+        roundTripEfficiencyPct: strategy.roundTripEfficiencyPct ?? 90,
         socMinPct: strategy.socMinPct,
         socMaxPct: strategy.socMaxPct,
-      };
-    }),
+        degradationCostCnyPerKwh: strategy.degradationCostCnyPerKwh ?? 0,
+      },
+    ),
   }));
   const weeklyPlans: WeeklyPlan[] = dailyPlans.map((plan) => ({
     key: plan.key,
