@@ -73,6 +73,7 @@ import { departmentRoutes } from './modules/org/department-routes';
 import { employeeAdminRoutes } from './modules/org/employee-admin-routes';
 import { roleRoutes } from './modules/org/role-routes';
 import { paramsRoutes } from './modules/params/params-routes';
+import { projectRoutes } from './modules/project/project-routes';
 import { deadLetterRoutes } from './modules/registry/dead-letter-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
@@ -381,6 +382,7 @@ const routesPlugin = fp(
       await api.register(upgradeRoutes);
       await api.register(firmwareRoutes);
       await api.register(jobRoutes);
+      await api.register(projectRoutes);
     });
     // The devices' firmware download (issue 16): outside /api-bms, a token instead of a session.
     await app.register(otaDownloadRoutes);
