@@ -88,4 +88,32 @@ describe('ToU timeline editing', () => {
     expect(applied.map((p) => p.action)).toEqual(['charge', 'idle', 'discharge', 'discharge', null]);
     expect(applied[0]).toMatchObject({ powerKw: 100, socMinPct: 5, socMaxPct: 95 });
   });
+
+  it('with a site’s battery the standard strategy is price-aware: the morning peak waits for sharp', () => {
+    const priced = (tier: 'off_peak' | 'shoulder' | 'peak' | 'sharp', price: number) => ({
+      tier,
+      priceCnyPerKwh: price,
+    });
+    const periods = day(
+      ['00:00', '08:00', 'off_peak'],
+      ['08:00', '12:00', 'peak'],
+      ['12:00', '14:00', 'sharp'],
+      ['14:00', '00:00', 'shoulder'],
+    ).map((p, i) => ({
+      ...p,
+      ...[priced('off_peak', 0.3), priced('peak', 1.1), priced('sharp', 1.4), priced('shoulder', 0.7)][i]!,
+    }));
+    const site = {
+      siteId: 1,
+      siteName: 'S',
+      siteCode: 'S',
+      timezone: 'Asia/Shanghai',
+      capacityKwh: 200,
+      ratedPowerKw: 100,
+    };
+    const applied = applyStandardStrategy(periods, site);
+    // 180 kWh of the 5–95 % window: sharp (2 h × 100 kW) takes it all; the peak before it idles.
+    expect(applied.map((p) => p.action)).toEqual(['charge', 'idle', 'discharge', 'idle']);
+    expect(applied[2]).toMatchObject({ powerKw: 100, socMinPct: 5, socMaxPct: 95 });
+  });
 });

@@ -10,6 +10,8 @@ import {
   type Page,
   type SiteRow,
   siteEndpoints,
+  type TouOptimalPlanRequest,
+  type TouOptimalPlanResponse,
   type TouPushRow,
   type TouSchemeDetail,
   type TouSchemeDocument,
@@ -84,6 +86,14 @@ export function fetchAllSites(): Promise<Page<SiteRow>> {
   });
 }
 
+/**
+ * `tou/optimalPlan`: the optimal schedule of a day's tariff for a site's battery and the plan made
+ * of it (nothing is stored). Errors: -100 (field named), 3070–3094, 3036, 3095.
+ */
+export function fetchOptimalPlan(body: TouOptimalPlanRequest): Promise<TouOptimalPlanResponse> {
+  return request(touEndpoints.optimalPlan, body, { errorText: 'none' });
+}
+
 /** TanStack Query keys of the ToU screens. */
 export const touKeys = {
   all: ['tou'] as const,
@@ -91,4 +101,5 @@ export const touKeys = {
   detail: (id: number) => ['tou', 'detail', id] as const,
   pushStatus: (id: number) => ['tou', 'pushStatus', id] as const,
   sites: ['tou', 'sites'] as const,
+  optimal: (body: TouOptimalPlanRequest) => ['tou', 'optimal', body] as const,
 };

@@ -13,12 +13,14 @@ import {
   hhmmOf,
   minutesOfDay,
   nextKey,
+  priceAwareStrategy,
   type ResolutionSource,
-  type TouAction,
+  type TouAssignedSite,
   type TouIssue,
   type TouPeriod,
   type TouSchemeDocument,
   type TouTier,
+  timeOrderStrategy,
   type WeeklyPlan,
   type YearlyPlan,
 } from '@ess/contract';
@@ -155,31 +157,22 @@ export function moveBoundary(periods: readonly TouPeriod[], index: number, minut
   return periods.map((p, i) => (i === index ? { ...p, end: at } : i === index + 1 ? { ...p, start: at } : p));
 }
 
-/** What the standard arbitrage strategy does in each tier: charge cheap, discharge dear. */
-export const STANDARD_ACTION: Record<TouTier, TouAction> = {
-  off_peak: 'charge',
-  shoulder: 'idle',
-  peak: 'discharge',
-  sharp: 'discharge',
-};
-
 /**
- * The standard strategy on every period with a tier: charge in off-peak, discharge in peak and
- * sharp, idle in shoulder. A charging or discharging period keeps its power and SOC window when
- * they are usable and gets {@link DEFAULT_STRATEGY}'s otherwise.
+ * "Apply standard strategy" (the rule itself: contract tou/strategy.ts). With a site whose battery
+ * is known, the price-aware strategy for it (setpoint = PCS rating, round-trip efficiency 90 % as
+ * the preview's default, the SOC window of {@link DEFAULT_STRATEGY}, no degradation cost); without
+ * one, the time-order rule, keeping each period's power and SOC window when usable.
  */
-export function applyStandardStrategy(periods: readonly TouPeriod[]): TouPeriod[] {
-  return periods.map((p) => {
-    if (!p.tier) return p;
-    const action = STANDARD_ACTION[p.tier];
-    if (action === 'idle') return { ...p, action };
-    const windowOk = p.socMinPct >= 0 && p.socMinPct < p.socMaxPct && p.socMaxPct <= 100;
-    return {
-      ...p,
-      action,
-      powerKw: p.powerKw > 0 ? p.powerKw : DEFAULT_STRATEGY.powerKw,
-      ...(windowOk ? {} : { socMinPct: DEFAULT_STRATEGY.socMinPct, socMaxPct: DEFAULT_STRATEGY.socMaxPct }),
-    };
+export function applyStandardStrategy(periods: readonly TouPeriod[], site?: TouAssignedSite): TouPeriod[] {
+  if (!site || !(site.capacityKwh > 0 && site.ratedPowerKw > 0)) {
+    return timeOrderStrategy(periods, undefined, DEFAULT_STRATEGY);
+  }
+  return priceAwareStrategy(periods, {
+    capacityKwh: site.capacityKwh,
+    ratedPowerKw: site.ratedPowerKw,
+    roundTripEfficiencyPct: 90,
+    socMinPct: DEFAULT_STRATEGY.socMinPct,
+    socMaxPct: DEFAULT_STRATEGY.socMaxPct,
   });
 }
 

@@ -4,6 +4,8 @@
  * and a date (its local "today" by default); `resolveDay` picks the daily plan of that date
  * and the contract's `previewArbitrage` runs the day: charged and discharged kWh, cost, revenue
  * and net CNY per day, cycles, a per-period table and the SOC curve.
+ * Below it, the strategy comparison of that day's tariff (StrategyComparison.tsx): time order,
+ * price-aware and optimal, and "use the optimal plan" (`onApplyPlan`).
  * Test hooks: `arbitrage-preview`, `preview-site`, `preview-date`, `preview-efficiency`,
  * `preview-plan`, `preview-net`, `preview-charged`, `preview-discharged`, `preview-cycles`,
  * `preview-periods`.
@@ -13,6 +15,7 @@ import {
   previewArbitrage,
   resolveDay,
   type TouAssignedSite,
+  type TouPeriod,
   type TouSchemeDocument,
 } from '@ess/contract';
 import { DatePicker, Empty, InputNumber, Select, Skeleton, Table, Tag } from 'antd';
@@ -22,6 +25,7 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber, formatQuantity } from '@/shared/format';
 import { dayjs } from '@/shared/i18n/dayjs';
 import { SOURCE_COLORS, TIER_COLORS } from '../model';
+import { StrategyComparison } from './StrategyComparison';
 
 const SocChart = lazy(() => import('./SocChart'));
 
@@ -32,10 +36,13 @@ export function ArbitragePreview({
   doc,
   sites,
   dirty,
+  onApplyPlan,
 }: {
   doc: TouSchemeDocument;
   sites: readonly TouAssignedSite[];
   dirty: boolean;
+  /** Replace the periods of daily plan `key` in the editor (the optimal plan); absent when read-only. */
+  onApplyPlan?: (key: number, periods: TouPeriod[]) => void;
 }) {
   const { t } = useTranslation();
   const [siteId, setSiteId] = useState<number | null>(null);
@@ -197,6 +204,14 @@ export function ArbitragePreview({
                       render: (_, p) => formatNumber(p.netCny, 2),
                     },
                   ]}
+                />
+                <StrategyComparison
+                  plan={resolved.dailyPlan}
+                  site={site}
+                  efficiencyPct={efficiency}
+                  {...(onApplyPlan
+                    ? { onApply: (periods: TouPeriod[]) => onApplyPlan(resolved.dailyPlan.key, periods) }
+                    : {})}
                 />
               </>
             )

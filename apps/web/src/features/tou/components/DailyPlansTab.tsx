@@ -11,6 +11,7 @@ import { DeleteOutlined, PlusOutlined, ScissorOutlined, ThunderboltOutlined } fr
 import {
   deletionIssue,
   TEXT_LIMITS,
+  type TouAssignedSite,
   type TouIssue,
   type TouPeriod,
   type TouSchemeDocument,
@@ -19,6 +20,7 @@ import { Badge, Button, Input, Popconfirm, Space, Tooltip } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { showError, showSuccess } from '@/shared/feedback';
+import { formatQuantity } from '@/shared/format';
 import {
   applyStandardStrategy,
   type IssueIndex,
@@ -42,6 +44,11 @@ interface Props {
   editable: boolean;
   selectedKey: number | null;
   onSelectKey: (key: number) => void;
+  /**
+   * Strategy mode: the site whose battery "apply standard strategy" sizes the price-aware strategy
+   * for (contract tou/strategy.ts); without one, the time-order rule (which needs no battery).
+   */
+  batterySite?: TouAssignedSite | undefined;
 }
 
 export function DailyPlansTab({
@@ -53,6 +60,7 @@ export function DailyPlansTab({
   editable,
   selectedKey,
   onSelectKey,
+  batterySite,
 }: Props) {
   const { t } = useTranslation();
   const planIndex = Math.max(
@@ -210,11 +218,21 @@ export function DailyPlansTab({
           <div className="tou-daily__head">
             <h3 className="tou-daily__title">{plan.name}</h3>
             {editable && (
-              <Tooltip title={t('tou.strategy.applyStandardHint')}>
+              <Tooltip
+                title={
+                  batterySite
+                    ? t('tou.strategy.priceAwareHint', {
+                        site: batterySite.siteName,
+                        capacity: formatQuantity(batterySite.capacityKwh, 'kWh'),
+                        power: formatQuantity(batterySite.ratedPowerKw, 'kW'),
+                      })
+                    : t('tou.strategy.applyStandardHint')
+                }
+              >
                 <Button
                   icon={<ThunderboltOutlined />}
                   onClick={() => {
-                    setPeriods(applyStandardStrategy);
+                    setPeriods((periods) => applyStandardStrategy(periods, batterySite));
                     showSuccess(t('tou.strategy.standardApplied', { name: plan.name }));
                   }}
                   data-testid="apply-standard"

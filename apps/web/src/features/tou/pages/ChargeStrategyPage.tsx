@@ -1,16 +1,19 @@
 /**
  * Charge strategy `/chargestrategy` (view `strategy/chargestrategy/index`): for the
  * chosen ToU scheme, per daily plan the timeline with its tiers and the strategy table (charge /
- * discharge / idle, power kW, SOC floor and ceiling %; "apply standard strategy"); the sites
+ * discharge / idle, power kW, SOC floor and ceiling %; "apply standard strategy", price-aware for
+ * the first assigned site's battery); the sites
  * using the scheme with the delivery to their EMS (assign, push state, push now); and the
- * expected daily arbitrage of a site. Saving validates the whole scheme as on /timetariff.
+ * expected daily arbitrage of a site with the strategy comparison (time order, price-aware,
+ * optimal LP) and "use the optimal plan". Saving validates the whole scheme as on /timetariff.
  * Test hooks: `chargestrategy`, `strategy-empty` (and those of the components).
  */
-import { Perm, type TouIssue } from '@ess/contract';
+import { Perm, type TouIssue, type TouPeriod } from '@ess/contract';
 import { Empty, Skeleton } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
+import { showSuccess } from '@/shared/feedback';
 import { useDayjsLocale } from '@/shared/i18n/dayjs';
 import { ArbitragePreview } from '../components/ArbitragePreview';
 import { DailyPlansTab } from '../components/DailyPlansTab';
@@ -35,6 +38,18 @@ export default function ChargeStrategyPage() {
   useEffect(() => {
     if (!hasDaily) setDailyKey(firstKey);
   }, [hasDaily, firstKey]);
+
+  // The battery "apply standard strategy" sizes the price-aware strategy for: the first assigned
+  // site with storage capacity and PCS rating (without one, the time-order rule applies).
+  const sized = editor.detail?.sites.find((s) => s.capacityKwh > 0 && s.ratedPowerKw > 0);
+
+  /** The optimal plan of the preview into daily plan `key` (saved and pushed with the usual flows). */
+  const applyPlan = (key: number, periods: TouPeriod[]) => {
+    const plan = draft?.document.dailyPlans.find((p) => p.key === key);
+    update((d) => ({ ...d, dailyPlans: d.dailyPlans.map((p) => (p.key === key ? { ...p, periods } : p)) }));
+    setDailyKey(key);
+    if (plan) showSuccess(t('tou.optimal.applied', { name: plan.name }));
+  };
 
   const go = (issue: TouIssue) => {
     if (issue.path[0] === 'dailyPlans' && typeof issue.path[1] === 'number' && draft) {
@@ -65,11 +80,17 @@ export default function ChargeStrategyPage() {
               editable={editable}
               selectedKey={dailyKey}
               onSelectKey={setDailyKey}
+              batterySite={sized}
             />
           </div>
           <div className="tou-strategy-grid">
             <SitesPanel scheme={draft.id !== null ? editor.detail : undefined} />
-            <ArbitragePreview doc={draft.document} sites={editor.detail?.sites ?? []} dirty={editor.dirty} />
+            <ArbitragePreview
+              doc={draft.document}
+              sites={editor.detail?.sites ?? []}
+              dirty={editor.dirty}
+              {...(editable ? { onApplyPlan: applyPlan } : {})}
+            />
           </div>
         </>
       )}
