@@ -77,6 +77,8 @@ import { projectRoutes } from './modules/project/project-routes';
 import { deadLetterRoutes } from './modules/registry/dead-letter-routes';
 import { registryRoutes } from './modules/registry/registry-routes';
 import { RegistryService } from './modules/registry/registry-service';
+import { revenueRoutes } from './modules/revenue/revenue-routes';
+import { energyTierKind } from './modules/revenue/tier-task';
 import { screenRoutes } from './modules/screen/screen-routes';
 import { touOptimalRoutes } from './modules/tou/optimal-routes';
 import { touRoutes } from './modules/tou/tou-routes';
@@ -292,6 +294,8 @@ const servicesPlugin = fp(
         return null;
       },
     });
+    // Energy per tier of closed days (issue 17 item 3): a seeded system task.
+    app.taskKinds.register(energyTierKind(db));
     // Firmware packages (issue 16): bytes in the database; stale uploads and expired download
     // tokens swept on every instance (idempotent deletes).
     const firmware = new FirmwareStore(db, {
@@ -383,6 +387,7 @@ const routesPlugin = fp(
       await api.register(firmwareRoutes);
       await api.register(jobRoutes);
       await api.register(projectRoutes);
+      await api.register(revenueRoutes);
     });
     // The devices' firmware download (issue 16): outside /api-bms, a token instead of a session.
     await app.register(otaDownloadRoutes);

@@ -43,6 +43,7 @@ import { menuEndpoints } from './endpoints/menu';
 import { monitorEndpoints } from './endpoints/monitor';
 import { paramsEndpoints } from './endpoints/params';
 import { projectEndpoints } from './endpoints/project';
+import { revenueEndpoints } from './endpoints/revenue';
 import { roleEndpoints } from './endpoints/role';
 import { screenEndpoints } from './endpoints/screen';
 import { siteEndpoints } from './endpoints/site';
@@ -68,6 +69,7 @@ export * from './endpoints/menu';
 export * from './endpoints/monitor';
 export * from './endpoints/params';
 export * from './endpoints/project';
+export * from './endpoints/revenue';
 export * from './endpoints/role';
 export * from './endpoints/screen';
 export * from './endpoints/site';
@@ -105,6 +107,7 @@ export const endpoints = {
   mail: mailEndpoints,
   export: exportEndpoints,
   project: projectEndpoints,
+  revenue: revenueEndpoints,
 } as const;
 
 /** The areas of {@link endpoints}. */

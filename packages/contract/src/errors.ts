@@ -209,6 +209,8 @@ export const ErrorCode = {
   PROJECT_HAS_SITES: 7002,
   /** ours (issue 17): the status change is not allowed (the reason names the allowed ones). */
   PROJECT_STATUS_CHANGE_REFUSED: 7003,
+  /** ours (issue 17 item 2): a tariff version cannot start before `{date}` (a settled month). */
+  TARIFF_DATE_SETTLED: 7020,
   /** The firmware package does not exist, or is outside the caller's companies (issue 16). */
   INSTALL_PACKAGE_NOT_FOUND: 7030,
   /** ours (issue 16): a package larger than `{maxMiB}` MiB, refused while it streams. */
@@ -448,6 +450,10 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     en: 'The project still has sites bound; unbind them before deleting it',
   },
   7003: { zh: '项目状态不能这样变更', en: 'The project status cannot change this way' },
+  7020: {
+    zh: '电价生效日期不能早于{date}（之前的月份已结算）',
+    en: 'The tariff cannot apply before {date} (the months before are settled)',
+  },
   7030: { zh: '安装包不存在', en: 'Installation package does not exist' },
   7031: { zh: '固件包不能超过{maxMiB} MiB', en: 'A firmware package cannot exceed {maxMiB} MiB' },
   7032: {

@@ -113,6 +113,9 @@ export const Perm = {
   projectBind: 'project:project:bind',
   /** Change a project's status (to be started → under construction → in operation …). */
   projectStatus: 'project:project:status',
+
+  /** Revenue statistics (/project/revenue; issue 17 item 4): energy per tier and its value per site, project, company. */
+  revenueStatList: 'revenue:stat:list',
 } as const;
 export type PermissionString = (typeof Perm)[keyof typeof Perm];
 

@@ -25,7 +25,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { schemeFromTemplate, TOU_TEMPLATES } from '@ess/contract';
+import { localTimeOf, schemeFromTemplate, TOU_TEMPLATES } from '@ess/contract';
 import {
   buildFleet,
   type FleetSite,
@@ -39,6 +39,7 @@ import type { Db } from '../core/db/database';
 import { company, device, site, touScheme } from '../core/db/schema';
 import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
 import type { IngestPipeline } from '../devices/ingest';
+import { computeMissingTierDays } from '../devices/tier-energy';
 import { insertCompany } from '../modules/org/company-service';
 import { touToday } from '../modules/tou/tou-routes';
 import { TouService } from '../modules/tou/tou-service';
@@ -69,7 +70,14 @@ function companyOf(fleetSite: FleetSite, index: number): CompanyKey {
  */
 export async function registerDemoFleet(
   db: Db,
-  options: { sites: number; seed: number; keep?: ReadonlyMap<string, string>; now?: Date },
+  options: {
+    sites: number;
+    seed: number;
+    keep?: ReadonlyMap<string, string>;
+    now?: Date;
+    /** Days of past the fleet writes: the tariff versions of new sites start there (default 0). */
+    historyDays?: number;
+  },
 ): Promise<{ fleet: FleetSite[]; credentials: Map<string, string>; sites: DemoSite[] }> {
   const fleet = buildFleet({ seed: options.seed, sites: options.sites });
   const credentials = new Map<string, string>();
@@ -163,7 +171,11 @@ export async function registerDemoFleet(
       sites.push({ site: fs, siteId, gatewayId, createdAt: row!.createdAt });
     }
   });
-  await assignDemoSchemes(db, created);
+  await assignDemoSchemes(
+    db,
+    created,
+    (options.now ?? new Date()).getTime() - (options.historyDays ?? 0) * 86_400_000,
+  );
   return { fleet: fleet.filter((fs) => credentials.has(fs.gatewaySn)), credentials, sites };
 }
 
@@ -172,11 +184,13 @@ export async function registerDemoFleet(
  * template — arbitrage at the site's rated power within 10–95 % SOC, this year's seasons, named
  * after the region (`上海分时电价套利（演示）`, data stored in Chinese like the demo's other
  * names) — reusing one of that name, and assigns it to the site beside the scheme's other sites.
- * Only at registration: what an operator assigns later stays.
+ * Only at registration: what an operator assigns later stays. The site's tariff version starts on
+ * the local day its written past starts (`pastStartMs`), so the past is priced by that scheme.
  */
 async function assignDemoSchemes(
   db: Db,
   created: ReadonlyArray<{ fs: FleetSite; siteId: number; companyId: number }>,
+  pastStartMs: number,
 ): Promise<void> {
   const tou = new TouService(db);
   const all = { all: true } as const;
@@ -210,7 +224,10 @@ async function assignDemoSchemes(
         )
       ).id;
     const others = await db.select({ id: site.id }).from(site).where(eq(site.touSchemeId, schemeId));
-    await tou.assign(all, schemeId, [...others.map((o) => o.id), siteId]);
+    await tou.assign(all, schemeId, [...others.map((o) => o.id), siteId], {
+      effectiveFrom: localTimeOf(pastStartMs, fs.timezone).date,
+      createdBy: null,
+    });
   }
 }
 
@@ -357,7 +374,7 @@ export async function startDemoFleet(
       plans = [];
     }
     try {
-      await writeDemoHistory(db, options.ingest, log, plans, {
+      const written = await writeDemoHistory(db, options.ingest, log, plans, {
         seed: options.seed,
         signal: stopping.signal,
         onFirst: () => {
@@ -365,6 +382,15 @@ export async function startDemoFleet(
           return startLive(states);
         },
       });
+      if (written.complete && plans.length > 0) {
+        // The past is stored: its energy per tier now (the hourly task would take up to an hour).
+        const tiers = await computeMissingTierDays(db, {
+          nowMs: Date.now(),
+          lookbackDays: options.historyDays + 2,
+          signal: stopping.signal,
+        });
+        log.info(tiers, 'demo fleet: energy per tier of its past computed');
+      }
     } catch (err) {
       if (!stopping.signal.aborted) log.error({ err }, 'demo fleet: writing its past failed');
       if (!liveStarted)

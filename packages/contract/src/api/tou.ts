@@ -10,7 +10,8 @@
  * (with reason). Rows outside the caller's scope answer 3090 / 3036.
  */
 import { z } from 'zod';
-import { touSchemeDocumentSchema } from '../tou/scheme';
+import { twoPartTariffSchema } from '../money/valuation';
+import { DATE_PATTERN, touSchemeDocumentSchema } from '../tou/scheme';
 import { userInfoEcho } from './envelope';
 import {
   idSchema as id,
@@ -64,6 +65,8 @@ export const touSchemeDetailSchema = z.object({
   name: z.string(),
   version: z.number().int(),
   document: touSchemeDocumentSchema,
+  /** Two-part (basic) charge of the scheme (money/valuation.ts); null: single-part. */
+  twoPart: twoPartTariffSchema.nullable().optional(),
   sites: z.array(touAssignedSiteSchema),
   updatedAt: z.string(),
 });
@@ -75,6 +78,8 @@ export const touSchemeSaveRequest = z.object({
   companyId: id.optional(),
   name: schemeName,
   document: touSchemeDocumentSchema,
+  /** Two-part (basic) charge, kept out of the document the EMS receives; absent/null: none. */
+  twoPart: twoPartTariffSchema.nullable().optional(),
 });
 export type TouSchemeSaveRequest = z.infer<typeof touSchemeSaveRequest>;
 
@@ -85,6 +90,13 @@ export const touSchemeUpdateRequest = z.object({
   version: versionSchema,
   name: schemeName,
   document: touSchemeDocumentSchema,
+  /** Two-part (basic) charge; absent: unchanged, null: none. */
+  twoPart: twoPartTariffSchema.nullable().optional(),
+  /**
+   * Site-local date (`YYYY-MM-DD`) from which the sites running the scheme are billed at the new
+   * prices (tariff history, issue 17 item 2); absent: each site's today. Days before keep theirs.
+   */
+  effectiveFrom: z.string().regex(DATE_PATTERN).optional(),
 });
 export type TouSchemeUpdateRequest = z.infer<typeof touSchemeUpdateRequest>;
 export const touSchemeUpdateResponse = z.object({ version: z.number().int() });
@@ -94,6 +106,8 @@ export const touSchemeAssignRequest = z.object({
   userInfo: userInfoEcho,
   id,
   siteIds: z.array(id).max(500),
+  /** Site-local date from which newly assigned sites are billed at this scheme; absent: their today. */
+  effectiveFrom: z.string().regex(DATE_PATTERN).optional(),
 });
 
 export const TOU_PUSH_STATES = ['pending', 'sent', 'applied', 'failed'] as const;

@@ -1324,7 +1324,7 @@ export const projectChange = pgTable(
  * The tariff a site is billed at from a site-local date on (issue 17 item 2): one row per version.
  * A version holds a snapshot of the ToU scheme document (the prices as they were), the scheme it
  * came from (id, name, version) and the two-part charge. The version of a day is the one with the
- * latest `effective_from` ≤ that day (modules/revenue/tariff-history.ts `tariffForDay`); days before
+ * latest `effective_from` ≤ that day (devices/tariff-history.ts `tariffForDay`); days before
  * a site's first version have no tariff. Written when a scheme is assigned to a site or edited, from
  * the date the operator picks; a second version on the same date replaces the first.
  */
@@ -1358,7 +1358,7 @@ export const siteTariff = pgTable(
 
 /**
  * Charged and discharged energy of a storage metering device per ToU period of a site-local day
- * (issue 17 item 3; modules/revenue/tier-energy.ts). One row per device and period: the period's
+ * (issue 17 item 3; devices/tier-energy.ts). One row per device and period: the period's
  * bounds (UTC instants and local `HH:MM`), tier and price from the day's tariff version
  * (`site_tariff_id`; null tier/price: no tariff that day), the energy (kWh, primary side:
  * register difference × `multiplier` = CT × PT) and where it came from: `registers` (the

@@ -51,11 +51,11 @@ export const touRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   route(app, calls.save, async (request) => {
-    const { name, document } = request.body;
+    const { name, document, twoPart } = request.body;
     const companyId = request.body.companyId ?? request.auth.companyId;
     const row = await service.create(
       await scopeOf(request),
-      { companyId, name, document },
+      { companyId, name, document, twoPart },
       touToday(),
       request.lang,
     );
@@ -64,7 +64,10 @@ export const touRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   route(app, calls.update, async (request) => {
-    const change = await service.update(await scopeOf(request), request.body, touToday(), request.lang);
+    const change = await service.update(await scopeOf(request), request.body, touToday(), request.lang, {
+      effectiveFrom: request.body.effectiveFrom ?? null,
+      createdBy: `employee ${request.auth.employeeId}`,
+    });
     recordChange(request, { targetId: request.body.id, before: change.before, after: change.after });
     push.deliver(change.siteIds);
     return ok(request, { version: change.after.version });
@@ -77,7 +80,10 @@ export const touRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   route(app, calls.assign, async (request) => {
-    const change = await service.assign(await scopeOf(request), request.body.id, request.body.siteIds);
+    const change = await service.assign(await scopeOf(request), request.body.id, request.body.siteIds, {
+      effectiveFrom: request.body.effectiveFrom ?? null,
+      createdBy: `employee ${request.auth.employeeId}`,
+    });
     recordChange(request, {
       targetId: request.body.id,
       before: { siteIds: change.before },

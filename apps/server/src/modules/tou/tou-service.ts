@@ -22,6 +22,8 @@ import {
   type TouSchemeDetail,
   type TouSchemeDocument,
   type TouSchemeRow,
+  type TwoPartTariff,
+  twoPartTariffMissingField,
   validateScheme,
 } from '@ess/contract';
 import { and, count, eq, ilike, inArray, ne, notInArray, sql } from 'drizzle-orm';
@@ -32,6 +34,7 @@ import { company, deviceDelivery, site, touScheme } from '../../core/db/schema';
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
 import { siteCapacityKwhSql, siteRatedPowerKwSql } from '../../devices/site-figures';
+import { writeTariffVersions } from '../../devices/tariff-history';
 import { TOU_KIND, touDesired, touTargetKey } from '../../devices/tou-push';
 
 type SchemeRecord = typeof touScheme.$inferSelect;
@@ -60,6 +63,25 @@ export function assertValidScheme(doc: TouSchemeDocument, today: string, lang: L
   if (!issue) return;
   const where = describeIssuePath(doc, issue.path, lang);
   throw new ApiError(issue.code, issue.params ?? {}, where || undefined);
+}
+
+/**
+ * Throws -100 naming the two-part field a charge needs but lacks (contract money/valuation.ts
+ * `twoPartTariffMissingField`): a demand price without basis, a contracted basis without kW, a
+ * capacity price without transformer kVA.
+ */
+export function assertValidTwoPart(twoPart: TwoPartTariff | null | undefined): void {
+  if (!twoPart) return;
+  const field = twoPartTariffMissingField(twoPart);
+  if (field) throw new ApiError(ErrorCode.PARAM_ERROR, {}, `twoPart.${field}`);
+}
+
+/** Who writes tariff versions and from when (issue 17 item 2; modules/revenue/tariff-history.ts). */
+export interface TariffWrite {
+  /** Site-local date the new prices apply from; null: each site's today. */
+  effectiveFrom: string | null;
+  /** Operator recorded with the versions. */
+  createdBy: string | null;
 }
 
 // Written out qualified: in a one-table select Drizzle renders `${site.id}` as a bare "id", which
@@ -149,6 +171,7 @@ export class TouService {
       name: scheme.name,
       version: scheme.version,
       document: scheme.document,
+      twoPart: scheme.twoPart ?? null,
       sites: await this.sitesOf(scope, scheme.id),
       updatedAt: scheme.updatedAt.toISOString(),
     };
@@ -180,7 +203,7 @@ export class TouService {
    */
   async create(
     scope: CompanyScope,
-    input: { companyId: number; name: string; document: TouSchemeDocument },
+    input: { companyId: number; name: string; document: TouSchemeDocument; twoPart?: TwoPartTariff | null },
     today: string,
     lang: Lang,
   ): Promise<SchemeRecord> {
@@ -190,11 +213,17 @@ export class TouService {
       .where(eq(company.id, input.companyId));
     if (!owner || !scopeIncludes(scope, input.companyId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
     assertValidScheme(input.document, today, lang);
+    assertValidTwoPart(input.twoPart);
     await this.assertNameFree(input.companyId, input.name);
     try {
       const [row] = await this.db
         .insert(touScheme)
-        .values({ companyId: input.companyId, name: input.name, document: input.document })
+        .values({
+          companyId: input.companyId,
+          name: input.name,
+          document: input.document,
+          twoPart: input.twoPart ?? null,
+        })
         .returning();
       return row!;
     } catch (err) {
@@ -207,16 +236,27 @@ export class TouService {
   /**
    * Saves a new document and name over version `version` (3093 when someone saved in between),
    * answering the new version; the sites running the scheme get it queued (their delivery rows
-   * pending at the new version). Errors: 3090, the first rule broken, 3091, 3093.
+   * pending at the new version) and a tariff version from `tariff.effectiveFrom` (every site
+   * running it, in scope or not: their prices change). Errors: 3090, the first rule broken, -100
+   * a two-part field, 3091, 3093, 7020 a date in a settled month.
    */
   async update(
     scope: CompanyScope,
-    input: { id: number; version: number; name: string; document: TouSchemeDocument },
+    input: {
+      id: number;
+      version: number;
+      name: string;
+      document: TouSchemeDocument;
+      twoPart?: TwoPartTariff | null;
+    },
     today: string,
     lang: Lang,
+    tariff: TariffWrite = { effectiveFrom: null, createdBy: null },
   ): Promise<{ before: SchemeSnapshot; after: SchemeSnapshot; siteIds: number[] }> {
     const existing = await this.requireScheme(scope, input.id);
     assertValidScheme(input.document, today, lang);
+    assertValidTwoPart(input.twoPart);
+    const twoPart = input.twoPart === undefined ? (existing.twoPart ?? null) : input.twoPart;
     if (existing.version !== input.version) throw new ApiError(ErrorCode.TOU_SCHEME_STALE);
     await this.assertNameFree(existing.companyId, input.name, existing.id);
     const version = input.version + 1;
@@ -224,10 +264,16 @@ export class TouService {
       const siteIds = await this.db.transaction(async (tx) => {
         const updated = await tx
           .update(touScheme)
-          .set({ name: input.name, document: input.document, version, updatedAt: new Date() })
+          .set({ name: input.name, document: input.document, twoPart, version, updatedAt: new Date() })
           .where(and(eq(touScheme.id, input.id), eq(touScheme.version, input.version)))
           .returning({ id: touScheme.id });
         if (updated.length === 0) throw new ApiError(ErrorCode.TOU_SCHEME_STALE);
+        const running = await tx.select({ id: site.id }).from(site).where(eq(site.touSchemeId, input.id));
+        await writeTariffVersions(tx, {
+          siteIds: running.map((r) => r.id),
+          scheme: { id: input.id, name: input.name, version, document: input.document, twoPart },
+          ...tariff,
+        });
         const queued = await tx
           .update(deviceDelivery)
           .set({ version, state: 'pending', reason: null, requestedAt: new Date() })
@@ -276,12 +322,14 @@ export class TouService {
    * left alone. Every listed site must be in the caller's scope and belong to the scheme's
    * company or one below it (3036 otherwise); 3090 when the scheme is gone meanwhile. Answers the
    * in-scope sites before and after, and those whose delivery is now due (newly assigned, or not
-   * yet applied at the scheme's version).
+   * yet applied at the scheme's version). Newly assigned sites get a tariff version of the scheme
+   * from `tariff.effectiveFrom` (tariff history; 7020 a date in a settled month).
    */
   async assign(
     scope: CompanyScope,
     id: number,
     siteIds: readonly number[],
+    tariff: TariffWrite = { effectiveFrom: null, createdBy: null },
   ): Promise<{ before: number[]; after: number[]; due: number[] }> {
     const scheme = await this.requireScheme(scope, id);
     const wanted = [...new Set(siteIds)].sort((a, b) => a - b);
@@ -307,7 +355,12 @@ export class TouService {
       // The scheme as it is now, locked against a save or a deletion until the rows are written:
       // the rows get its current version, never an older one read before.
       const [current] = await tx
-        .select({ version: touScheme.version })
+        .select({
+          version: touScheme.version,
+          name: touScheme.name,
+          document: touScheme.document,
+          twoPart: touScheme.twoPart,
+        })
         .from(touScheme)
         .where(eq(touScheme.id, id))
         .for('share');
@@ -331,10 +384,22 @@ export class TouService {
           .where(and(eq(deviceDelivery.kind, TOU_KIND), inArray(deviceDelivery.siteId, dropped)));
       }
       if (wanted.length === 0) return { before, after: wanted, due: [] };
-      await tx
+      const moved = await tx
         .update(site)
         .set({ touSchemeId: id, updatedAt: new Date() })
-        .where(and(inArray(site.id, wanted), sql`${site.touSchemeId} IS DISTINCT FROM ${id}`));
+        .where(and(inArray(site.id, wanted), sql`${site.touSchemeId} IS DISTINCT FROM ${id}`))
+        .returning({ id: site.id });
+      await writeTariffVersions(tx, {
+        siteIds: moved.map((m) => m.id),
+        scheme: {
+          id,
+          name: current.name,
+          version,
+          document: current.document,
+          twoPart: current.twoPart ?? null,
+        },
+        ...tariff,
+      });
       // A row already at this scheme and version keeps its state (applied stays applied); any
       // other becomes pending for this scheme.
       const now = new Date();

@@ -1,0 +1,394 @@
+/**
+ * Energy per tier (issue 17 item 3): charged and discharged kWh of each storage metering device
+ * per ToU period of a site-local day, stored in `energy_tier_day` for closed days (the
+ * `energy-tier` task kind) and computed on the fly for today so far ({@link todayTierLines}).
+ *
+ * Storage metering devices of a site ({@link storageMeters}):
+ * - the meters a project declares (`project_meter`, issue 17 item 1): their import register is
+ *   the energy charged, export the energy discharged; × CT × PT when the meter reads the
+ *   secondary side (`reads_secondary`), else × 1;
+ * - else the devices the contract's site-figure rule names for a site's charge/discharge registers
+ *   (`chargeTotalKwh`/`dischargeTotalKwh`: the PCS's AC registers, or the gateway's own on a
+ *   gateway-only site), × 1. The demo fleet's meter (`MTR-…`) is the site's grid meter (load, PV
+ *   and battery together), not a storage meter, so the demo prices its PCS registers.
+ *
+ * Energy of a period `[start, end)` (README "Metering": reading difference × CT × PT):
+ * - `registers`: the cumulative registers read at both bounds from the 15-minute rollups — the
+ *   reading at bound t is the last value of the quarter hour ending at t, else the first value of
+ *   the quarter hour starting at t (a bound between quarter hours reads the quarter hour it falls
+ *   in). Both registers must be read at both bounds and must not go backwards;
+ * - `power`: otherwise (a reading missing, a register reset or replaced meter) Σ over the period's
+ *   quarter hours of the rollup's mean power × ¼ h, split by sign (meter: + import = charging;
+ *   PCS/gateway: + discharging, design §4), and the row says so (the bill flags it);
+ * - `none`: neither registers nor power in the period: 0 kWh, flagged.
+ *
+ * Prices: the day's tariff version (tariff-history.ts), its plan for the day (contract
+ * money/tier-periods.ts `dayPeriods`, on contract tou/resolve.ts); no version: one period without
+ * tier or price. Daylight-saving days have 23 h or 25 h and periods keep their wall-clock bounds.
+ */
+import {
+  addDays,
+  dayPeriods,
+  localDateStart,
+  localTimeOf,
+  registerEnergyKwh,
+  roundKwh,
+  type TouTier,
+} from '@ess/contract';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../core/db/database';
+import { numOrNull, numOrZero, rowsOf } from '../core/db/rows';
+import { energyTierDay } from '../core/db/schema';
+import { figureSourcesSql } from './site-figures';
+import { type TariffVersion, tariffsForDays, versionOfDay } from './tariff-history';
+
+const QUARTER_MS = 900_000;
+
+/** A storage metering device of a site and how to read it. */
+export interface StorageMeter {
+  siteId: number;
+  companyId: number;
+  timezone: string;
+  deviceId: number;
+  /** Register of energy into storage (meter import / PCS charge). */
+  chargePoint: string;
+  /** Register of energy out of storage (meter export / PCS discharge). */
+  dischargePoint: string;
+  /** +1: positive `p_kw` is charging (meter import); −1: positive is discharging (PCS). */
+  chargeSign: 1 | -1;
+  /** CT × PT applied to register differences. */
+  multiplier: number;
+}
+
+/** One quarter hour of rollups of a device: points → first/last/mean. */
+type Quarter = Map<string, { first: number; last: number; mean: number }>;
+
+/** One computed period. */
+export interface TierLine {
+  day: string;
+  startMs: number;
+  endMs: number;
+  start: string;
+  end: string;
+  tier: TouTier | null;
+  priceCnyPerKwh: number | null;
+  siteTariffId: number | null;
+  chargedKwh: number;
+  dischargedKwh: number;
+  source: 'registers' | 'power' | 'none';
+  chargeStart: number | null;
+  chargeEnd: number | null;
+  dischargeStart: number | null;
+  dischargeEnd: number | null;
+  multiplier: number;
+}
+
+/** The storage metering devices of `siteIds` (see the module note). */
+export async function storageMeters(db: Db, siteIds: readonly number[]): Promise<StorageMeter[]> {
+  if (siteIds.length === 0) return [];
+  const ids = sql.join(
+    siteIds.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  const hasProjectMeter = rowsOf<{ ok: boolean }>(
+    await db.execute(sql`SELECT to_regclass('project_meter') IS NOT NULL AS ok`),
+  )[0]?.ok;
+  const declared = hasProjectMeter
+    ? rowsOf<Record<string, unknown>>(
+        await db.execute(sql`
+          SELECT DISTINCT ON (d.id) d.id AS device_id, s.id AS site_id, s.company_id, s.timezone,
+                 CASE WHEN pm.reads_secondary THEN pm.ct_ratio::float8 * pm.pt_ratio::float8 ELSE 1 END AS multiplier
+          FROM project_meter pm JOIN device d ON d.id = pm.device_id JOIN site s ON s.id = d.site_id
+          WHERE s.id IN (${ids}) ORDER BY d.id, pm.id DESC`),
+      )
+    : [];
+  const out: StorageMeter[] = declared.map((r) => ({
+    siteId: numOrZero(r.site_id),
+    companyId: numOrZero(r.company_id),
+    timezone: String(r.timezone),
+    deviceId: numOrZero(r.device_id),
+    chargePoint: 'e_import_total_kwh',
+    dischargePoint: 'e_export_total_kwh',
+    chargeSign: 1,
+    multiplier: numOrZero(r.multiplier) || 1,
+  }));
+  const withMeters = new Set(out.map((m) => m.siteId));
+  const rest = siteIds.filter((id) => !withMeters.has(id));
+  if (rest.length > 0) {
+    const restIds = sql.join(
+      rest.map((id) => sql`${id}::int`),
+      sql`, `,
+    );
+    const rows = rowsOf<Record<string, unknown>>(
+      await db.execute(sql`
+        SELECT src.site_id, s.company_id, s.timezone, src.device_id,
+               max(src.point) FILTER (WHERE src.figure = 'chargeTotalKwh') AS charge_point,
+               max(src.point) FILTER (WHERE src.figure = 'dischargeTotalKwh') AS discharge_point
+        FROM ${figureSourcesSql(sql`SELECT unnest(ARRAY[${restIds}])`, ['chargeTotalKwh', 'dischargeTotalKwh'])} src
+        JOIN site s ON s.id = src.site_id
+        GROUP BY src.site_id, s.company_id, s.timezone, src.device_id ORDER BY src.device_id`),
+    );
+    for (const r of rows) {
+      if (!r.charge_point || !r.discharge_point) continue;
+      out.push({
+        siteId: numOrZero(r.site_id),
+        companyId: numOrZero(r.company_id),
+        timezone: String(r.timezone),
+        deviceId: numOrZero(r.device_id),
+        chargePoint: String(r.charge_point),
+        dischargePoint: String(r.discharge_point),
+        chargeSign: -1,
+        multiplier: 1,
+      });
+    }
+  }
+  return out;
+}
+
+/** The 15-minute rollups of `meter` over `[fromMs, toMs)`, by quarter start (ms). */
+async function quartersOf(
+  db: Db,
+  meter: StorageMeter,
+  fromMs: number,
+  toMs: number,
+): Promise<Map<number, Quarter>> {
+  const rows = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      SELECT (extract(epoch FROM bucket_start) * 1000)::float8 AS t, point, first_value, last_value,
+             CASE WHEN n > 0 THEN sum / n END AS mean
+      FROM telemetry_rollup
+      WHERE device_id = ${meter.deviceId} AND bucket_s = 900
+        AND point IN (${meter.chargePoint}, ${meter.dischargePoint}, 'p_kw')
+        AND bucket_start >= ${new Date(fromMs).toISOString()}::timestamptz
+        AND bucket_start < ${new Date(toMs).toISOString()}::timestamptz`),
+  );
+  const out = new Map<number, Quarter>();
+  for (const r of rows) {
+    const t = numOrZero(r.t);
+    const q = out.get(t) ?? new Map();
+    q.set(String(r.point), {
+      first: numOrZero(r.first_value),
+      last: numOrZero(r.last_value),
+      mean: numOrNull(r.mean) ?? 0,
+    });
+    out.set(t, q);
+  }
+  return out;
+}
+
+/** The register `point` at instant `t` (see the module note), or null. */
+function readingAt(quarters: Map<number, Quarter>, point: string, t: number): number | null {
+  const q = Math.floor(t / QUARTER_MS) * QUARTER_MS;
+  const aligned = q === t;
+  const before = quarters.get(aligned ? t - QUARTER_MS : q)?.get(point);
+  if (before) return aligned ? before.last : before.first;
+  const after = quarters.get(aligned ? t : q + QUARTER_MS)?.get(point);
+  return after ? after.first : null;
+}
+
+/** The latest reading of `point` at or before `now` (the last quarter hour that has it). */
+function latestReading(
+  quarters: Map<number, Quarter>,
+  point: string,
+  fromMs: number,
+  nowMs: number,
+): number | null {
+  for (let q = Math.floor(nowMs / QUARTER_MS) * QUARTER_MS; q >= fromMs - QUARTER_MS; q -= QUARTER_MS) {
+    const v = quarters.get(q)?.get(point);
+    if (v) return v.last;
+  }
+  return null;
+}
+
+/**
+ * The periods of `meter` on local `day` (see the module note). With `nowMs` (today so far):
+ * periods starting after it are left out and the running one ends at the latest reading.
+ */
+export function tierLinesOfDay(
+  meter: StorageMeter,
+  day: string,
+  version: TariffVersion | null,
+  quarters: Map<number, Quarter>,
+  nowMs?: number,
+): TierLine[] {
+  const lines: TierLine[] = [];
+  for (const p of dayPeriods(version?.document ?? null, day, meter.timezone)) {
+    if (p.endMs <= p.startMs) continue;
+    if (nowMs !== undefined && p.startMs >= nowMs) break;
+    const running = nowMs !== undefined && p.endMs > nowMs;
+    const endMs = running ? nowMs! : p.endMs;
+    const cs = readingAt(quarters, meter.chargePoint, p.startMs);
+    const ds = readingAt(quarters, meter.dischargePoint, p.startMs);
+    const ce = running
+      ? latestReading(quarters, meter.chargePoint, p.startMs, endMs)
+      : readingAt(quarters, meter.chargePoint, endMs);
+    const de = running
+      ? latestReading(quarters, meter.dischargePoint, p.startMs, endMs)
+      : readingAt(quarters, meter.dischargePoint, endMs);
+    const charged = cs !== null && ce !== null ? registerEnergyKwh(cs, ce, meter.multiplier) : null;
+    const discharged = ds !== null && de !== null ? registerEnergyKwh(ds, de, meter.multiplier) : null;
+    let source: TierLine['source'] = 'registers';
+    let chargedKwh = charged ?? 0;
+    let dischargedKwh = discharged ?? 0;
+    if (charged === null || discharged === null) {
+      // Fallback: mean power of each quarter hour of the period × ¼ h, split by sign.
+      let c = 0;
+      let d = 0;
+      let seen = false;
+      const first = Math.floor(p.startMs / QUARTER_MS) * QUARTER_MS;
+      for (let q = first; q < endMs; q += QUARTER_MS) {
+        const v = quarters.get(q)?.get('p_kw');
+        if (!v) continue;
+        seen = true;
+        const kw = v.mean * meter.chargeSign;
+        if (kw > 0) c += kw * 0.25;
+        else d += -kw * 0.25;
+      }
+      source = seen ? 'power' : 'none';
+      chargedKwh = roundKwh(c * meter.multiplier);
+      dischargedKwh = roundKwh(d * meter.multiplier);
+    }
+    lines.push({
+      day,
+      startMs: p.startMs,
+      endMs,
+      start: p.start,
+      end: p.end,
+      tier: version ? p.tier : null,
+      priceCnyPerKwh: version ? p.priceCnyPerKwh : null,
+      siteTariffId: version?.id ?? null,
+      chargedKwh,
+      dischargedKwh,
+      source,
+      chargeStart: cs,
+      chargeEnd: ce,
+      dischargeStart: ds,
+      dischargeEnd: de,
+      multiplier: meter.multiplier,
+    });
+  }
+  return lines;
+}
+
+/**
+ * Computes and stores (replacing) the periods of `meter` on the local `days` (closed days).
+ * Answers the rows written.
+ */
+export async function computeTierDays(
+  db: Db,
+  meter: StorageMeter,
+  days: readonly string[],
+  versions: readonly TariffVersion[],
+): Promise<number> {
+  if (days.length === 0) return 0;
+  const sorted = [...days].sort();
+  const fromMs = localDateStart(sorted[0]!, meter.timezone) - QUARTER_MS;
+  const toMs = localDateStart(addDays(sorted.at(-1)!, 1), meter.timezone) + QUARTER_MS;
+  const quarters = await quartersOf(db, meter, fromMs, toMs);
+  const rows = sorted.flatMap((day) =>
+    tierLinesOfDay(meter, day, versionOfDay(versions, day), quarters).map((l) => ({
+      companyId: meter.companyId,
+      siteId: meter.siteId,
+      deviceId: meter.deviceId,
+      day: l.day,
+      startAt: new Date(l.startMs),
+      endAt: new Date(l.endMs),
+      startHhmm: l.start,
+      endHhmm: l.end,
+      tier: l.tier,
+      priceCnyPerKwh: l.priceCnyPerKwh,
+      siteTariffId: l.siteTariffId,
+      chargedKwh: l.chargedKwh,
+      dischargedKwh: l.dischargedKwh,
+      source: l.source,
+      chargeStart: l.chargeStart,
+      chargeEnd: l.chargeEnd,
+      dischargeStart: l.dischargeStart,
+      dischargeEnd: l.dischargeEnd,
+      multiplier: l.multiplier,
+    })),
+  );
+  await db.transaction(async (tx) => {
+    await tx
+      .delete(energyTierDay)
+      .where(and(eq(energyTierDay.deviceId, meter.deviceId), inArray(energyTierDay.day, sorted)));
+    for (let i = 0; i < rows.length; i += 500) await tx.insert(energyTierDay).values(rows.slice(i, i + 500));
+  });
+  return rows.length;
+}
+
+/** What a run of {@link computeMissingTierDays} did. */
+export interface TierRunResult {
+  meters: number;
+  days: number;
+  rows: number;
+}
+
+/**
+ * Fills `energy_tier_day` for every storage meter of every site (or of `siteIds`): each closed
+ * site-local day (ended at least 30 minutes before `nowMs`, so its last quarter hour is in) of the
+ * last `lookbackDays` days that has 15-minute rollups of the device and no rows yet. Idempotent;
+ * stops early when `signal` is aborted.
+ */
+export async function computeMissingTierDays(
+  db: Db,
+  opts: { nowMs: number; lookbackDays: number; siteIds?: readonly number[]; signal?: AbortSignal },
+): Promise<TierRunResult> {
+  const siteIds =
+    opts.siteIds ??
+    rowsOf<{ id: number }>(await db.execute(sql`SELECT id FROM site ORDER BY id`)).map((r) =>
+      numOrZero(r.id),
+    );
+  const meters = await storageMeters(db, siteIds);
+  const versions = await tariffsForDays(db, [...new Set(meters.map((m) => m.siteId))]);
+  const result: TierRunResult = { meters: meters.length, days: 0, rows: 0 };
+  for (const meter of meters) {
+    if (opts.signal?.aborted) break;
+    const today = localTimeOf(opts.nowMs, meter.timezone).date;
+    const closedUntil = localTimeOf(opts.nowMs - 30 * 60_000, meter.timezone).date; // days before it are closed
+    const from = addDays(today, -opts.lookbackDays);
+    const rows = rowsOf<{ day: string; done: boolean }>(
+      await db.execute(sql`
+        SELECT to_char((r.bucket_start AT TIME ZONE ${meter.timezone})::date, 'YYYY-MM-DD') AS day,
+               bool_or(e.device_id IS NOT NULL) AS done
+        FROM telemetry_rollup r
+        LEFT JOIN energy_tier_day e ON e.device_id = r.device_id
+             AND e.day = (r.bucket_start AT TIME ZONE ${meter.timezone})::date
+        WHERE r.device_id = ${meter.deviceId} AND r.bucket_s = 86400 AND r.point = ${meter.dischargePoint}
+          AND r.bucket_start >= ${new Date(localDateStart(from, meter.timezone)).toISOString()}::timestamptz
+          AND r.bucket_start < ${new Date(localDateStart(closedUntil, meter.timezone)).toISOString()}::timestamptz
+        GROUP BY 1`),
+    );
+    const missing = rows.filter((r) => !r.done).map((r) => String(r.day));
+    for (let i = 0; i < missing.length && !opts.signal?.aborted; i += 31) {
+      const chunk = missing.slice(i, i + 31);
+      result.rows += await computeTierDays(db, meter, chunk, versions.get(meter.siteId) ?? []);
+      result.days += chunk.length;
+    }
+  }
+  return result;
+}
+
+/**
+ * Today so far of `siteIds`, per storage meter and period (not stored): the same rule as the
+ * closed days, the running period up to the latest reading. For the big screens and dashboard.
+ */
+export async function todayTierLines(
+  db: Db,
+  siteIds: readonly number[],
+  nowMs: number,
+): Promise<Array<TierLine & { siteId: number; deviceId: number }>> {
+  const meters = await storageMeters(db, siteIds);
+  const versions = await tariffsForDays(db, [...new Set(meters.map((m) => m.siteId))]);
+  const out: Array<TierLine & { siteId: number; deviceId: number }> = [];
+  for (const meter of meters) {
+    const today = localTimeOf(nowMs, meter.timezone).date;
+    const start = localDateStart(today, meter.timezone);
+    const quarters = await quartersOf(db, meter, start - QUARTER_MS, nowMs + QUARTER_MS);
+    const version = versionOfDay(versions.get(meter.siteId) ?? [], today);
+    for (const l of tierLinesOfDay(meter, today, version, quarters, nowMs)) {
+      out.push({ ...l, siteId: meter.siteId, deviceId: meter.deviceId });
+    }
+  }
+  return out;
+}
