@@ -53,6 +53,11 @@ import {
   menu,
   operationLog,
   paramChange,
+  project,
+  projectChange,
+  projectInvestor,
+  projectMeter,
+  projectSite,
   role,
   roleMenu,
   scheduledTask,
@@ -123,6 +128,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   let mailA: number;
   let packageA: number;
   let batchA: number;
+  let projectA: number;
   const staff = {} as Record<Caller, Staff | 'admin'>;
   const sessions = {} as Record<Caller, SignedIn>;
   let n = 0;
@@ -342,6 +348,34 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     (await db.select({ name: table.name }).from(table).where(eq(table.id, id)))[0]!.name;
 
   /** Every row of company A's tree (and the global menus), to prove a refused call changed nothing. */
+  /** A project of A (self-investment: owner 40 %, A's investor sub-company 60 %), to be started. */
+  async function addProject(name = fresh('project')) {
+    const [row] = await db
+      .insert(project)
+      .values({
+        companyId: A,
+        name,
+        contractStart: '2026-01-01',
+        contractYears: 10,
+        incomeMode: 'self_investment',
+        ownerSharePct: 40,
+      })
+      .returning({ id: project.id });
+    await db
+      .insert(projectInvestor)
+      .values({ companyId: A, projectId: row!.id, investorCompanyId: sub.investor, ratioPct: 60 });
+    return row!.id;
+  }
+  /** The fields of a valid project of A for `project/save` and `project/update`. */
+  const projectBody = () => ({
+    name: fresh('project'),
+    contractStart: '2026-01-01',
+    contractYears: 10,
+    incomeMode: 'self_investment',
+    ownerSharePct: 40,
+    investors: [{ companyId: sub.investor, ratioPct: 60 }],
+  });
+
   async function snapshotOfA(): Promise<string> {
     const companies = (
       await db
@@ -426,6 +460,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         .innerJoin(upgradeBatch, eq(upgradeBatch.id, upgradeDevice.batchId))
         .innerJoin(device, eq(device.id, upgradeDevice.deviceId))
         .where(or(inArray(upgradeBatch.companyId, ids), inArray(device.companyId, ids))),
+      projects: await db.select().from(project).where(inArray(project.companyId, ids)),
+      projectInvestors: await db
+        .select()
+        .from(projectInvestor)
+        .where(inArray(projectInvestor.companyId, ids)),
+      projectSites: await db.select().from(projectSite).where(inArray(projectSite.companyId, ids)),
+      projectMeters: await db.select().from(projectMeter).where(inArray(projectMeter.companyId, ids)),
+      projectChanges: await db.select().from(projectChange).where(inArray(projectChange.companyId, ids)),
       menus: await db.select().from(menu),
     };
     // Each row serialised once, then sorted (serialising inside the comparator cost seconds).
@@ -722,6 +764,66 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       body: () => ({ pageSize: 100 }),
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
+    },
+    // Projects (issue 17 item 1): A's rows; another company's answer 7001 (its company 6000).
+    [endpoints.project.pageList.path]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-project-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.project.detail.path]: {
+      body: () => ({ id: projectA }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.history.path]: {
+      body: () => ({ id: projectA, pageSize: 20 }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.siteOptions.path]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.project.save.path]: {
+      body: () => ({ ...projectBody(), companyId: A }),
+      b: code(ErrorCode.COMPANY_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.update.path]: {
+      body: async () => ({ ...projectBody(), id: await addProject() }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.delete.path]: {
+      body: async () => ({ id: await addProject() }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.changeStatus.path]: {
+      body: async () => ({ id: await addProject(), status: 'under_construction' }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.bindSites.path]: {
+      body: async () => ({ id: await addProject(), siteIds: [await addSite(fresh('psite'))] }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.unbindSite.path]: {
+      body: async () => {
+        const id = await addProject();
+        const siteId = await addSite(fresh('psite'));
+        await db.insert(projectSite).values({ companyId: A, projectId: id, siteId, boundFrom: '2026-01-01' });
+        return { id, siteId };
+      },
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
     },
 
     '/api-bms/site/pageList': {
@@ -1326,6 +1428,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .values({ companyId: A, account: `${M}-logged`, action: 'site.update', code: 0 });
     packageA = await addPackage('published', `${M}-fw-main`);
     batchA = await addBatch('running', 'waiting', `${M}-UP-main`);
+    projectA = await addProject(`${M}-project-main`);
 
     const everyHoldable = holdableMenus(await allMenus(db), false).map((m) => m.id);
     staff.owner = await addStaff(db, {

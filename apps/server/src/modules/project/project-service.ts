@@ -363,7 +363,7 @@ export class ProjectService {
       .where(eq(company.id, input.companyId));
     if (!runnerRow || !scopeIncludes(scope, input.companyId)) throw new ApiError(ErrorCode.COMPANY_NOT_FOUND);
     this.assertContract(input, lang);
-    await this.assertPartners(scope, input, lang);
+    await this.assertPartners(scope, input.companyId, input, lang);
     await this.assertNameFree(input.companyId, input.name);
     const { siteIds, boundFrom, companyId, investors, meters, ...fields } = input;
     try {
@@ -400,7 +400,7 @@ export class ProjectService {
   ): Promise<{ before: ProjectSnapshot; after: ProjectSnapshot }> {
     const existing = await this.requireProject(this.db, scope, id);
     this.assertContract(input, lang);
-    await this.assertPartners(scope, input, lang);
+    await this.assertPartners(scope, existing.companyId, input, lang);
     await this.assertNameFree(existing.companyId, input.name, id);
     const { investors, meters, ...fields } = input;
     try {
@@ -567,8 +567,17 @@ export class ProjectService {
     if (problem) throw paramError(problem.field, problem.message);
   }
 
-  /** Partners must be companies of the matching type in scope: -100 naming the field. */
-  private async assertPartners(scope: CompanyScope, input: ProjectInput, lang: Lang): Promise<void> {
+  /**
+   * Partners must be companies of the matching type that the caller sees or that sit in the
+   * project company's tree (its own partner sub-companies, which a caller with data scope
+   * `self` does not list but acts for): -100 naming the field otherwise.
+   */
+  private async assertPartners(
+    scope: CompanyScope,
+    projectCompanyId: number,
+    input: ProjectInput,
+    lang: Lang,
+  ): Promise<void> {
     const wanted: { field: string; id: number; kind: CompanyKind }[] = [];
     if (input.constructionCompanyId !== null)
       wanted.push({ field: 'constructionCompanyId', id: input.constructionCompanyId, kind: 'construction' });
@@ -589,7 +598,11 @@ export class ProjectService {
             company.id,
             wanted.map((w) => w.id),
           ),
-          inScope(scope, company.id),
+          scope.all
+            ? undefined
+            : inArray(company.id, [
+                ...new Set([...scope.companyIds, ...(await companyTree(this.db, projectCompanyId))]),
+              ]),
         ),
       );
     const types = new Map(rows.map((r) => [r.id, r.type]));
