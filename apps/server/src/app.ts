@@ -65,6 +65,8 @@ import { employeeRoutes } from './modules/employee/employee-routes';
 import { exportRoutes } from './modules/export/export-routes';
 import { firmwareRoutes, otaDownloadRoutes } from './modules/firmware/firmware-routes';
 import { jobRoutes } from './modules/job/job-routes';
+import { billRoutes } from './modules/bill/bill-routes';
+import { billDraftKind } from './modules/bill/bill-task';
 import { menuRoutes } from './modules/menu/menu-routes';
 import { monitorRoutes } from './modules/monitor/monitor-routes';
 import { siteMonitorRoutes } from './modules/monitor/site-monitor-routes';
@@ -296,6 +298,8 @@ const servicesPlugin = fp(
     });
     // Energy per tier of closed days (issue 17 item 3): a seeded system task.
     app.taskKinds.register(energyTierKind(db));
+    // Monthly bills (issue 17 item 5): last month's bills drafted on the 1st, a seeded system task.
+    app.taskKinds.register(billDraftKind(db));
     // Firmware packages (issue 16): bytes in the database; stale uploads and expired download
     // tokens swept on every instance (idempotent deletes).
     const firmware = new FirmwareStore(db, {
@@ -386,6 +390,7 @@ const routesPlugin = fp(
       await api.register(upgradeRoutes);
       await api.register(firmwareRoutes);
       await api.register(jobRoutes);
+      await api.register(billRoutes);
       await api.register(projectRoutes);
       await api.register(revenueRoutes);
     });

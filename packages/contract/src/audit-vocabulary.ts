@@ -110,6 +110,10 @@ const ACTION_LABELS = {
   'project.status': { zh: '变更项目状态', en: 'Change project status' },
   'project.bind': { zh: '项目绑定站点', en: 'Bind sites to project' },
   'project.unbind': { zh: '项目解绑站点', en: 'Unbind site from project' },
+
+  'bill.draft': { zh: '生成账单', en: 'Draft bill' },
+  'bill.confirm': { zh: '确认结算账单', en: 'Settle bill' },
+  'bill.correct': { zh: '更正账单', en: 'Correct bill' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** An action the operation log records, e.g. `role.update`, `tou.push`, `user.login`. */
@@ -151,6 +155,7 @@ const TARGET_LABELS = {
   alarm: { zh: '告警', en: 'Alarm' },
   job: { zh: '定时任务', en: 'Scheduled task' },
   project: { zh: '项目', en: 'Project' },
+  bill: { zh: '电费账单', en: 'Monthly bill' },
 } as const satisfies Record<string, Readonly<Record<Lang, string>>>;
 
 /** The type of row an operation-log entry names as its target (`targetType`). */

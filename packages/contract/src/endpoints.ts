@@ -21,6 +21,7 @@
  */
 import { accountEndpoints } from './endpoints/account';
 import { alarmEndpoints } from './endpoints/alarm';
+import { billEndpoints } from './endpoints/bill';
 import {
   agentEndpoints,
   companyEndpoints,
@@ -53,6 +54,7 @@ import { userEndpoints } from './endpoints/user';
 
 export * from './endpoints/account';
 export * from './endpoints/alarm';
+export * from './endpoints/bill';
 export * from './endpoints/company';
 export * from './endpoints/dashboard';
 export * from './endpoints/debug';
@@ -107,6 +109,7 @@ export const endpoints = {
   mail: mailEndpoints,
   export: exportEndpoints,
   project: projectEndpoints,
+  bill: billEndpoints,
   revenue: revenueEndpoints,
 } as const;
 

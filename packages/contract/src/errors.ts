@@ -241,6 +241,10 @@ export const ErrorCode = {
   SETTLEMENT_ALREADY_DONE: 7060,
   /** ours: spec §8 names the text without a number. */
   INITIALIZATION_ALREADY_DONE: 7061,
+  /** ours (issue 17 item 5): the bill does not exist (or is outside the caller's companies). */
+  BILL_NOT_FOUND: 7062,
+  /** ours (issue 17 item 5): only the month's latest version, once settled, can be corrected. */
+  BILL_NOT_CORRECTABLE: 7063,
   TIME_INCONSISTENT: 9996,
   TOKEN_KEY_INCORRECT: 9997,
   TOKEN_INVALID: 9999,
@@ -487,6 +491,11 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   7042: { zh: '截止时间必须晚于当前时间', en: 'The deadline must be in the future' },
   7060: { zh: '电费已结算', en: 'Electricity settlement already done' },
   7061: { zh: '已执行过初始化', en: 'Initialization already performed' },
+  7062: { zh: '账单不存在', en: 'Bill not found' },
+  7063: {
+    zh: '只能更正该月最新且已结算的账单',
+    en: 'Only the month’s latest settled bill can be corrected',
+  },
   9996: { zh: '时间与服务器不一致', en: 'Time inconsistent with the server' },
   9997: { zh: '令牌密钥错误', en: 'Token key incorrect' },
   9999: { zh: '令牌无效，请重新登录', en: 'Token invalid, please log in again' },

@@ -4,6 +4,7 @@
 
 export * from './api/alarm';
 export * from './api/audit';
+export * from './api/bill';
 export * from './api/dashboard';
 export * from './api/dead-letter';
 export * from './api/debug';

@@ -114,6 +114,17 @@ export const Perm = {
   /** Change a project's status (to be started → under construction → in operation …). */
   projectStatus: 'project:project:status',
 
+  /** Monthly bills (/project/bill; issue 17 item 5): list and read bills, print them. */
+  billList: 'bill:bill:list',
+  /** Draft a project's month now. */
+  billDraft: 'bill:bill:draft',
+  /** Confirm (settle) a bill. */
+  billConfirm: 'bill:bill:confirm',
+  /** Correct a settled bill (a new version with its reason). */
+  billCorrect: 'bill:bill:correct',
+  /** Export a bill as xlsx. */
+  billExport: 'bill:bill:export',
+
   /** Revenue statistics (/project/revenue; issue 17 item 4): energy per tier and its value per site, project, company. */
   revenueStatList: 'revenue:stat:list',
 } as const;

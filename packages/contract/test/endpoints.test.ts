@@ -109,7 +109,7 @@ describe('the endpoint table', () => {
 
   it('audits every call that changes something (save, update, delete, status, …)', () => {
     const writes =
-      /\/(save|update|delete|status|copy|ack|assign|push|resetPassword|resetSecret|assignDevices|unassignDevices|updatePassword|updateEmail|login|loginOut|acceptInvitation|declineInvitation|moveSite|moveCompany|set|retry|initialize|open|send|close|upload|publish|disable|create|cancel|pause|resume|recover|trigger)$/;
+      /\/(save|update|delete|status|copy|ack|assign|push|resetPassword|resetSecret|assignDevices|unassignDevices|updatePassword|updateEmail|login|loginOut|acceptInvitation|declineInvitation|moveSite|moveCompany|set|retry|initialize|open|send|close|upload|publish|disable|create|cancel|pause|resume|recover|trigger|draft|confirm|correct)$/;
     for (const e of ALL_ENDPOINTS) expect(Boolean(e.audit), where(e)).toBe(writes.test(e.path));
   });
 
@@ -133,8 +133,11 @@ describe('the endpoint table', () => {
     for (const kind of COMPANY_KINDS) expect(COMPANY_KIND_ENDPOINTS[kind]).toBe(endpoints[kind]);
   });
 
-  it('answers a file only for export.xlsx', () => {
-    expect(ALL_ENDPOINTS.filter((e) => e.file).map((e) => e.path)).toEqual([endpoints.export.xlsx.path]);
+  it('answers a file only for export.xlsx and bill.exportXlsx', () => {
+    expect(ALL_ENDPOINTS.filter((e) => e.file).map((e) => e.path)).toEqual([
+      endpoints.export.xlsx.path,
+      endpoints.bill.exportXlsx.path,
+    ]);
   });
 
   it('streams an upload only for firmware.upload, whose request is its query string', () => {

@@ -1,0 +1,468 @@
+/**
+ * Monthly bills (issue 17 item 5): drafting, settling and correcting a project's month, and the
+ * reads behind the list, the detail, the xlsx and the print page. The arithmetic is the contract's
+ * money/bill.ts `computeBill`; this file gathers its input from the database:
+ *
+ * - the contract: `project` + `project_investor` (names from `company`), checked by
+ *   `projectContractProblem` inside `computeBill` (-100 naming the field);
+ * - the sites bound during the month (`project_site`, local dates `[bound_from, bound_to)`), their
+ *   zone, their tariff versions (`site_tariff`, one version per `effective_from`; the two-part
+ *   charge with it) and their storage meters (`project_meter`: CT, PT, secondary side);
+ * - each meter's energy per ToU period (`energy_tier_day`, filled by the `energy-tier` task from
+ *   the registers at each period's bounds, or the 15-minute rollups when a reading is missing:
+ *   such lines are flagged `rollup` on the bill).
+ *
+ * The month's maximum demand with and without storage is not measured yet (no grid-connection
+ * meter in the model): the demand figures are null, so a max-demand basis shows no change and a
+ * contracted basis or capacity charge shows equal figures (change 0). Stated on the bill.
+ *
+ * States (contract api/bill.ts): draft → confirmed; a confirmed month answers 7060 to a draft or a
+ * second confirm; a correction is a new version (7063 unless the latest version is confirmed).
+ * Every write is one transaction holding the project row (`FOR UPDATE`), so two drafts of one
+ * month (the monthly task and an operator) never make two versions.
+ */
+import {
+  type BillDetail,
+  type BillInput,
+  BillInputError,
+  type BillMeterInput,
+  type BillPeriodEnergy,
+  type BillResult,
+  type BillRow,
+  type BillSiteInput,
+  type BillState,
+  type BillTariff,
+  computeBill,
+  ErrorCode,
+  localTimeOf,
+  NO_TWO_PART,
+  type ProjectIncomeMode,
+  previousMonth,
+  type TierKwh,
+  TOU_TIERS,
+  type TouSchemeDocument,
+  type TouTier,
+} from '@ess/contract';
+import { and, asc, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { type CompanyScope, inScope } from '../../access/company-scope';
+import type { Db } from '../../core/db/database';
+import {
+  bill,
+  company,
+  device,
+  energyTierDay,
+  project,
+  projectInvestor,
+  projectMeter,
+  projectSite,
+  site,
+  siteTariff,
+} from '../../core/db/schema';
+import { ApiError } from '../../core/http/api-error';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+const ownerCo = alias(company, 'owner_co');
+
+/** The per-tier prices of a tariff document: each tier's first price in the default daily plan (display). */
+function tierPrices(doc: TouSchemeDocument): TierKwh {
+  const plan = doc.dailyPlans.find((p) => p.key === doc.defaultDailyPlanKey) ?? doc.dailyPlans[0];
+  const out = Object.fromEntries(TOU_TIERS.map((t) => [t, 0])) as TierKwh;
+  for (const t of TOU_TIERS) {
+    const period = plan?.periods.find((p) => p.tier === t && p.priceCnyPerKwh !== null);
+    out[t] = period?.priceCnyPerKwh ?? 0;
+  }
+  return out;
+}
+
+const nextMonthFirst = (month: string) => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+};
+
+export class BillService {
+  constructor(private readonly db: Db) {}
+
+  /** The project row in scope (7001 otherwise), locked when `lock`. */
+  private async requireProject(db: Db | Tx, scope: CompanyScope, id: number, lock = false) {
+    const q = db
+      .select()
+      .from(project)
+      .where(and(eq(project.id, id), inScope(scope, project.companyId)));
+    const [row] = lock ? await q.for('update') : await q;
+    if (!row) throw new ApiError(ErrorCode.PROJECT_NOT_FOUND);
+    return row;
+  }
+
+  /** The last month in the zone of the project's first bound site (Asia/Shanghai without one). */
+  async defaultMonth(projectId: number, nowMs: number): Promise<string> {
+    const [row] = await this.db
+      .select({ tz: site.timezone })
+      .from(projectSite)
+      .innerJoin(site, eq(site.id, projectSite.siteId))
+      .where(eq(projectSite.projectId, projectId))
+      .orderBy(asc(projectSite.boundFrom))
+      .limit(1);
+    return previousMonth(localTimeOf(nowMs, row?.tz ?? 'Asia/Shanghai').date);
+  }
+
+  /** Gathers {@link computeBill}'s input for `projectId` × `month` (see the module note). */
+  async input(db: Db | Tx, projectRow: typeof project.$inferSelect, month: string): Promise<BillInput> {
+    const first = `${month}-01`;
+    const next = nextMonthFirst(month);
+    const investors = await db
+      .select({
+        companyId: projectInvestor.investorCompanyId,
+        ratioPct: projectInvestor.ratioPct,
+        name: company.name,
+      })
+      .from(projectInvestor)
+      .innerJoin(company, eq(company.id, projectInvestor.investorCompanyId))
+      .where(eq(projectInvestor.projectId, projectRow.id))
+      .orderBy(asc(projectInvestor.sort), asc(projectInvestor.id));
+    const [owner] = projectRow.ownerCompanyId
+      ? await db
+          .select({ companyId: company.id, name: company.name })
+          .from(company)
+          .where(eq(company.id, projectRow.ownerCompanyId))
+      : [];
+    const bindings = await db
+      .select({
+        siteId: projectSite.siteId,
+        from: projectSite.boundFrom,
+        to: projectSite.boundTo,
+        name: site.name,
+        tz: site.timezone,
+      })
+      .from(projectSite)
+      .innerJoin(site, eq(site.id, projectSite.siteId))
+      .where(
+        and(
+          eq(projectSite.projectId, projectRow.id),
+          lt(projectSite.boundFrom, next),
+          sql`(${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${first})`,
+        ),
+      );
+    const meters = await db
+      .select({
+        deviceId: projectMeter.deviceId,
+        ct: projectMeter.ctRatio,
+        pt: projectMeter.ptRatio,
+        secondary: projectMeter.readsSecondary,
+        sn: device.sn,
+        siteId: device.siteId,
+      })
+      .from(projectMeter)
+      .innerJoin(device, eq(device.id, projectMeter.deviceId))
+      .where(eq(projectMeter.projectId, projectRow.id));
+    const siteIds = [...new Set(bindings.map((b) => b.siteId))];
+    const tariffs = siteIds.length
+      ? await db
+          .select()
+          .from(siteTariff)
+          .where(inArray(siteTariff.siteId, siteIds))
+          .orderBy(asc(siteTariff.effectiveFrom))
+      : [];
+    const deviceIds = meters.map((m) => m.deviceId);
+    const periods = deviceIds.length
+      ? await db
+          .select()
+          .from(energyTierDay)
+          .where(
+            and(
+              inArray(energyTierDay.deviceId, deviceIds),
+              gte(energyTierDay.day, first),
+              lt(energyTierDay.day, next),
+            ),
+          )
+          .orderBy(asc(energyTierDay.startAt))
+      : [];
+    const periodsOf = new Map<number, BillPeriodEnergy[]>();
+    for (const p of periods) {
+      const list = periodsOf.get(p.deviceId) ?? [];
+      list.push({
+        startMs: p.startAt.getTime(),
+        endMs: p.endAt.getTime(),
+        tier: p.tier as TouTier | null,
+        priceCnyPerKwh: p.priceCnyPerKwh,
+        chargeStart: p.chargeStart,
+        chargeEnd: p.chargeEnd,
+        dischargeStart: p.dischargeStart,
+        dischargeEnd: p.dischargeEnd,
+        chargedKwh: p.chargedKwh,
+        dischargedKwh: p.dischargedKwh,
+        source: p.source === 'power' ? 'power' : 'registers',
+      });
+      periodsOf.set(p.deviceId, list);
+    }
+    const sites: BillSiteInput[] = siteIds.map((siteId) => {
+      const bs = bindings.filter((b) => b.siteId === siteId);
+      const versions = tariffs.filter((t) => t.siteId === siteId);
+      const billTariffs: BillTariff[] = versions.map((t, i) => ({
+        from: t.effectiveFrom,
+        to: versions[i + 1]?.effectiveFrom ?? null,
+        pricesCnyPerKwh: tierPrices(t.document),
+        twoPart: t.twoPart ?? NO_TWO_PART,
+      }));
+      const siteMeters: BillMeterInput[] = meters
+        .filter((m) => m.siteId === siteId)
+        .map((m) => ({
+          meterId: m.deviceId,
+          sn: m.sn,
+          ctRatio: m.ct,
+          ptRatio: m.pt,
+          readsSecondary: m.secondary,
+          readings: [],
+          periods: periodsOf.get(m.deviceId) ?? [],
+        }));
+      return {
+        siteId,
+        siteName: bs[0]!.name,
+        timeZone: bs[0]!.tz,
+        bound: bs.map((b) => ({ from: b.from, to: b.to })),
+        tariffs: billTariffs,
+        demand: { maxDemandKw: null, baselineMaxDemandKw: null },
+        meters: siteMeters,
+      };
+    });
+    return {
+      month,
+      owner: owner ?? null,
+      contract: {
+        contractStart: projectRow.contractStart,
+        contractYears: projectRow.contractYears,
+        incomeMode: projectRow.incomeMode as ProjectIncomeMode,
+        ownerSharePct: projectRow.ownerSharePct,
+        rentBasis: projectRow.rentBasis as BillInput['contract']['rentBasis'],
+        rentCny: projectRow.rentCny,
+        capacityKwh: projectRow.capacityKwh,
+        maintenanceCnyPerMonth: projectRow.maintenanceCnyPerMonth,
+        insuranceCnyPerMonth: projectRow.insuranceCnyPerMonth,
+        costBearer: projectRow.costBearer as BillInput['contract']['costBearer'],
+        investors: investors.map((i) => ({ companyId: i.companyId, ratioPct: i.ratioPct, name: i.name })),
+      },
+      sites,
+    };
+  }
+
+  /** computeBill with its refusals as -100 naming the field, in `lang`. */
+  private compute(input: BillInput, lang: 'zh' | 'en'): BillResult {
+    try {
+      return computeBill(input);
+    } catch (err) {
+      if (err instanceof BillInputError) {
+        throw new ApiError(ErrorCode.PARAM_ERROR, {}, `${err.field}: ${lang === 'zh' ? err.zh : err.en}`);
+      }
+      throw err;
+    }
+  }
+
+  private versions(db: Db | Tx, projectId: number, month: string) {
+    return db
+      .select({ id: bill.id, version: bill.version, state: bill.state })
+      .from(bill)
+      .where(and(eq(bill.projectId, projectId), eq(bill.month, month)))
+      .orderBy(desc(bill.version));
+  }
+
+  /**
+   * Drafts (or re-drafts) `month` of a project: 7060 when a version is confirmed and none is a
+   * later draft; a later draft (a correction) is recomputed in place, as is a plain draft.
+   */
+  async draft(
+    scope: CompanyScope,
+    projectId: number,
+    month: string,
+    actor: string | null,
+    lang: 'zh' | 'en',
+    reason: string | null = null,
+    correctionOf: number | null = null,
+  ): Promise<{ id: number; version: number }> {
+    return this.db.transaction(async (tx) => {
+      const p = await this.requireProject(tx, scope, projectId, true);
+      const versions = await this.versions(tx, projectId, month);
+      const latest = versions[0];
+      if (correctionOf !== null) {
+        if (!latest || latest.id !== correctionOf || latest.state !== 'confirmed') {
+          throw new ApiError(ErrorCode.BILL_NOT_CORRECTABLE);
+        }
+      } else if (latest?.state === 'confirmed') {
+        throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
+      }
+      const doc = this.compute(await this.input(tx, p, month), lang);
+      const values = {
+        incomeMode: doc.incomeMode,
+        costCny: doc.totals.costCny,
+        valueCny: doc.totals.valueCny,
+        netBenefitCny: doc.totals.netBenefitCny,
+        document: doc,
+        createdBy: actor,
+      };
+      if (latest && latest.state === 'draft') {
+        await tx
+          .update(bill)
+          .set({ ...values, createdAt: new Date() })
+          .where(eq(bill.id, latest.id));
+        return { id: latest.id, version: latest.version };
+      }
+      const version = (latest?.version ?? 0) + 1;
+      const [row] = await tx
+        .insert(bill)
+        .values({ ...values, companyId: p.companyId, projectId, month, version, state: 'draft', reason })
+        .returning({ id: bill.id });
+      return { id: row!.id, version };
+    });
+  }
+
+  /** The bill in scope (7062 otherwise). */
+  private async requireBill(db: Db | Tx, scope: CompanyScope, id: number) {
+    const [row] = await db
+      .select()
+      .from(bill)
+      .where(and(eq(bill.id, id), inScope(scope, bill.companyId)));
+    if (!row) throw new ApiError(ErrorCode.BILL_NOT_FOUND);
+    return row;
+  }
+
+  /** Settles a draft: 7060 when it, or a later version, is already confirmed. */
+  async confirm(scope: CompanyScope, id: number, actor: string): Promise<typeof bill.$inferSelect> {
+    return this.db.transaction(async (tx) => {
+      const b = await this.requireBill(tx, scope, id);
+      await this.requireProject(tx, scope, b.projectId, true);
+      const [latest] = await this.versions(tx, b.projectId, b.month);
+      if (b.state === 'confirmed' || latest!.id !== b.id)
+        throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
+      const [row] = await tx
+        .update(bill)
+        .set({ state: 'confirmed', confirmedAt: new Date(), confirmedBy: actor })
+        .where(and(eq(bill.id, id), eq(bill.state, 'draft')))
+        .returning();
+      if (!row) throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
+      return row;
+    });
+  }
+
+  /** A correction of a settled bill: a new draft version recomputed from today's data, with the reason. */
+  async correct(scope: CompanyScope, id: number, reason: string, actor: string, lang: 'zh' | 'en') {
+    const b = await this.requireBill(this.db, scope, id);
+    return this.draft(scope, b.projectId, b.month, actor, lang, reason, b.id);
+  }
+
+  private rowQuery(db: Db | Tx) {
+    return db
+      .select({
+        b: bill,
+        companyName: company.name,
+        projectName: project.name,
+        superseded: sql<boolean>`EXISTS (SELECT 1 FROM bill later WHERE later.project_id = ${bill.projectId} AND later.month = ${bill.month} AND later.version > ${bill.version})`,
+      })
+      .from(bill)
+      .innerJoin(project, eq(project.id, bill.projectId))
+      .innerJoin(company, eq(company.id, bill.companyId));
+  }
+
+  private toRow(r: {
+    b: typeof bill.$inferSelect;
+    companyName: string;
+    projectName: string;
+    superseded: boolean;
+  }): BillRow {
+    const { b } = r;
+    return {
+      id: b.id,
+      companyId: b.companyId,
+      companyName: r.companyName,
+      projectId: b.projectId,
+      projectName: r.projectName,
+      month: b.month,
+      version: b.version,
+      state: b.state as BillState,
+      reason: b.reason,
+      incomeMode: b.incomeMode as ProjectIncomeMode,
+      costCny: b.costCny,
+      valueCny: b.valueCny,
+      netBenefitCny: b.netBenefitCny,
+      rollupLines: b.document.flags.rollupLines,
+      backwardsLines: b.document.flags.backwardsLines,
+      createdAt: b.createdAt.getTime(),
+      createdBy: b.createdBy,
+      confirmedAt: b.confirmedAt?.getTime() ?? null,
+      confirmedBy: b.confirmedBy,
+      superseded: r.superseded === true || (r.superseded as unknown) === 't',
+    };
+  }
+
+  /** One page of bills in scope, newest month first, then project, then version (highest first). */
+  async pageList(
+    scope: CompanyScope,
+    q: { pageNum: number; pageSize: number; projectId?: number; month?: string; state?: BillState },
+  ) {
+    const where = and(
+      inScope(scope, bill.companyId),
+      q.projectId ? eq(bill.projectId, q.projectId) : undefined,
+      q.month ? eq(bill.month, q.month) : undefined,
+      q.state ? eq(bill.state, q.state) : undefined,
+    );
+    const [{ total }] = (await this.db.select({ total: count() }).from(bill).where(where)) as [
+      { total: number },
+    ];
+    const rows = await this.rowQuery(this.db)
+      .where(where)
+      .orderBy(desc(bill.month), asc(project.name), desc(bill.version))
+      .limit(q.pageSize)
+      .offset((q.pageNum - 1) * q.pageSize);
+    return { list: rows.map((r) => this.toRow(r)), total: Number(total) };
+  }
+
+  /** A bill with its document and the names of its sites. */
+  async detail(scope: CompanyScope, id: number): Promise<BillDetail> {
+    const [r] = await this.rowQuery(this.db).where(and(eq(bill.id, id), inScope(scope, bill.companyId)));
+    if (!r) throw new ApiError(ErrorCode.BILL_NOT_FOUND);
+    const siteNames = Object.fromEntries(r.b.document.sites.map((s) => [String(s.siteId), s.siteName]));
+    return { ...this.toRow(r), document: r.b.document, siteNames };
+  }
+
+  /**
+   * The first site-local day of `siteId` that no settled bill covers (the tariff history's seam: a
+   * tariff version may not start before it, so settled months are never re-priced), or null when
+   * no bill of the site is settled.
+   */
+  async firstUnsettledDay(db: Db | Tx, siteId: number): Promise<string | null> {
+    const [row] = await db
+      .select({ month: sql<string | null>`max(${bill.month})` })
+      .from(bill)
+      .where(
+        and(
+          eq(bill.state, 'confirmed'),
+          sql`${bill.document}->'sites' @> ${JSON.stringify([{ siteId }])}::jsonb`,
+        ),
+      );
+    return row?.month ? nextMonthFirst(row.month) : null;
+  }
+
+  /**
+   * Drafts the last month of every project in operation (the `bill-draft` task): projects whose
+   * month is settled are skipped, refusals (a contract that breaks the rule, a date without a
+   * tariff) are reported per project and do not stop the others.
+   */
+  async draftAll(
+    nowMs: number,
+  ): Promise<{ drafted: number; settled: number; failed: { projectId: number; error: string }[] }> {
+    const projects = await this.db
+      .select({ id: project.id })
+      .from(project)
+      .where(eq(project.status, 'in_operation'))
+      .orderBy(asc(project.id));
+    const out = { drafted: 0, settled: 0, failed: [] as { projectId: number; error: string }[] };
+    for (const p of projects) {
+      try {
+        await this.draft({ all: true }, p.id, await this.defaultMonth(p.id, nowMs), null, 'en');
+        out.drafted += 1;
+      } catch (err) {
+        if (err instanceof ApiError && err.code === ErrorCode.SETTLEMENT_ALREADY_DONE) out.settled += 1;
+        else out.failed.push({ projectId: p.id, error: (err as Error).message });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * Monthly bills (modules/bill, contract api/bill.ts + money/bill.ts; issue 17 item 5) on both
+ * engines: a project's July drafted from its stored ToU periods (figures by hand below), settled,
+ * settled twice → 7060 "electricity settlement already done", drafted over → 7060, corrected → a
+ * new version with its reason while the settled one stays as it was; tenancy (another company's
+ * administrator gets 7062 and an empty list); the `bill-draft` task drafting last month of every
+ * project in operation; the xlsx export.
+ */
+import { ErrorCode, endpoints, type TouSchemeDocument } from '@ess/contract';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../src/core/db/database';
+import {
+  bill,
+  device,
+  energyTierDay,
+  project,
+  projectInvestor,
+  projectMeter,
+  projectSite,
+  site,
+  siteTariff,
+} from '../src/core/db/schema';
+import { billDraftKind } from '../src/modules/bill/bill-task';
+import { call, signIn } from './support/client';
+import { addRole, addStaff, unique } from './support/fixtures';
+import { addCompanyUnder, expectRefusal } from './support/org';
+import { createTestApp, engines, type TestContext } from './support/test-app';
+
+const calls = endpoints.bill;
+
+const flatDoc: TouSchemeDocument = {
+  dailyPlans: [
+    {
+      key: 1,
+      name: 'day',
+      periods: [
+        {
+          start: '00:00',
+          end: '12:00',
+          tier: 'off_peak',
+          priceCnyPerKwh: 0.3,
+          action: 'charge',
+          powerKw: 100,
+          socMinPct: 10,
+          socMaxPct: 90,
+        },
+        {
+          start: '12:00',
+          end: '00:00',
+          tier: 'peak',
+          priceCnyPerKwh: 1.2,
+          action: 'discharge',
+          powerKw: 100,
+          socMinPct: 10,
+          socMaxPct: 90,
+        },
+      ],
+    },
+  ],
+  weeklyPlans: [],
+  yearlyPlans: [],
+  exceptionPlans: [],
+  defaultDailyPlanKey: 1,
+  defaultWeeklyPlanKey: null,
+};
+
+describe.each(engines)('bill calls on %s', (engine) => {
+  let ctx: TestContext;
+  let db: Db;
+  let tokenA: string;
+  let tokenB: string;
+  let companyA: number;
+
+  async function companyAdmin(companyId: number) {
+    const staff = await addStaff(db, {
+      companyId,
+      roleIds: [await addRole(db, { companyId, isAdmin: true })],
+    });
+    return (await signIn(ctx.app, staff.account, staff.password)).token;
+  }
+
+  /** A self-investment project (owner 20 %, investors 50 % / 30 %) with one site and meter and two July periods. */
+  async function addProject(status = 'in_operation') {
+    const investor1 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
+    const investor2 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
+    const [s] = await db
+      .insert(site)
+      .values({
+        companyId: companyA,
+        code: unique('B').slice(0, 30),
+        name: unique('站点'),
+        timezone: 'Asia/Shanghai',
+      })
+      .returning({ id: site.id });
+    const [meter] = await db
+      .insert(device)
+      .values({ companyId: companyA, siteId: s!.id, sn: unique('MTR'), type: 'meter' })
+      .returning({ id: device.id });
+    const [p] = await db
+      .insert(project)
+      .values({
+        companyId: companyA,
+        name: unique('项目'),
+        contractStart: '2025-01-01',
+        contractYears: 10,
+        status,
+        incomeMode: 'self_investment',
+        ownerSharePct: 20,
+        maintenanceCnyPerMonth: 0,
+        insuranceCnyPerMonth: 0,
+        costBearer: 'investors',
+      })
+      .returning({ id: project.id });
+    await db.insert(projectInvestor).values([
+      { companyId: companyA, projectId: p!.id, investorCompanyId: investor1, ratioPct: 50, sort: 1 },
+      { companyId: companyA, projectId: p!.id, investorCompanyId: investor2, ratioPct: 30, sort: 2 },
+    ]);
+    await db
+      .insert(projectSite)
+      .values({ companyId: companyA, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
+    await db.insert(projectMeter).values({
+      companyId: companyA,
+      projectId: p!.id,
+      deviceId: meter!.id,
+      ctRatio: 40,
+      ptRatio: 1,
+      readsSecondary: true,
+    });
+    const [tariff] = await db
+      .insert(siteTariff)
+      .values({
+        companyId: companyA,
+        siteId: s!.id,
+        effectiveFrom: '2025-01-01',
+        schemeName: 'flat',
+        schemeVersion: 1,
+        document: flatDoc,
+      })
+      .returning({ id: siteTariff.id });
+    // 2025-07-03 Shanghai: 00:00–12:00 off-peak charged (125 − 100) × 40 = 1,000 kWh at 0.3;
+    // 12:00–24:00 peak discharged (72.5 − 50) × 40 = 900 kWh at 1.2
+    const day = '2025-07-03';
+    const base = Date.UTC(2025, 6, 2, 16);
+    const row = {
+      companyId: companyA,
+      siteId: s!.id,
+      deviceId: meter!.id,
+      day,
+      siteTariffId: tariff!.id,
+      multiplier: 40,
+      source: 'registers',
+    };
+    await db.insert(energyTierDay).values([
+      {
+        ...row,
+        startAt: new Date(base),
+        endAt: new Date(base + 12 * 3_600_000),
+        startHhmm: '00:00',
+        endHhmm: '12:00',
+        tier: 'off_peak',
+        priceCnyPerKwh: 0.3,
+        chargedKwh: 1000,
+        dischargedKwh: 0,
+        chargeStart: 100,
+        chargeEnd: 125,
+        dischargeStart: 50,
+        dischargeEnd: 50,
+      },
+      {
+        ...row,
+        startAt: new Date(base + 12 * 3_600_000),
+        endAt: new Date(base + 24 * 3_600_000),
+        startHhmm: '12:00',
+        endHhmm: '00:00',
+        tier: 'peak',
+        priceCnyPerKwh: 1.2,
+        chargedKwh: 0,
+        dischargedKwh: 900,
+        chargeStart: 125,
+        chargeEnd: 125,
+        dischargeStart: 50,
+        dischargeEnd: 72.5,
+      },
+    ]);
+    return p!.id;
+  }
+
+  beforeAll(async () => {
+    ctx = await createTestApp(engine);
+    db = ctx.database.db;
+    companyA = await addCompanyUnder(db, { type: 'agent', parentId: null });
+    const companyB = await addCompanyUnder(db, { type: 'agent', parentId: null });
+    tokenA = await companyAdmin(companyA);
+    tokenB = await companyAdmin(companyB);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  const api = (path: string, body: object, lang: 'zh' | 'en' = 'zh', token = tokenA) =>
+    call(ctx.app, path, body, { token, lang });
+
+  it('drafts, settles once (7060 after), corrects as a new version; tenancy; xlsx', async () => {
+    const projectId = await addProject();
+    const drafted = await api(calls.draft.path, { projectId, month: '2025-07' });
+    expect(drafted.code).toBe(0);
+    expect(drafted.data.version).toBe(1);
+    const id = drafted.data.id as number;
+
+    const detail = await api(calls.detail.path, { id });
+    expect(detail.code).toBe(0);
+    // cost 1,000 × 0.3 = 300.00; value 900 × 1.2 = 1,080.00; net 780.00
+    expect(detail.data).toMatchObject({
+      state: 'draft',
+      month: '2025-07',
+      costCny: 300,
+      valueCny: 1080,
+      netBenefitCny: 780,
+    });
+    const doc = detail.data.document;
+    expect(
+      doc.lines.map((l: { tier: string; multiplier: number; chargedKwh: number; dischargedKwh: number }) => [
+        l.tier,
+        l.multiplier,
+        l.chargedKwh,
+        l.dischargedKwh,
+      ]),
+    ).toEqual([
+      ['peak', 40, 0, 900],
+      ['off_peak', 40, 1000, 0],
+    ]);
+    expect(doc.lines[0].periods[0]).toMatchObject({ dischargeStart: 50, dischargeEnd: 72.5 });
+    // owner 20 % 156.00, investors 50 % 390.00 and 30 % 234.00
+    expect(doc.parties.map((p: { payableCny: number }) => p.payableCny)).toEqual([156, 390, 234]);
+
+    // drafting again before settling recomputes the same version
+    expect((await api(calls.draft.path, { projectId, month: '2025-07' })).data).toEqual({ id, version: 1 });
+
+    expect((await api(calls.confirm.path, { id })).code).toBe(0);
+    expectRefusal(await api(calls.confirm.path, { id }), ErrorCode.SETTLEMENT_ALREADY_DONE, 'zh');
+    expect((await api(calls.confirm.path, { id }, 'en')).msg).toBe('Electricity settlement already done');
+    expectRefusal(
+      await api(calls.draft.path, { projectId, month: '2025-07' }),
+      ErrorCode.SETTLEMENT_ALREADY_DONE,
+      'zh',
+    );
+
+    // a correction: version 2 with its reason; version 1 unchanged and still settled
+    const before = await db.select().from(bill).where(eq(bill.id, id));
+    const corrected = await api(calls.correct.path, { id, reason: '电表读数更正' });
+    expect(corrected.data).toMatchObject({ version: 2 });
+    const after = await db.select().from(bill).where(eq(bill.id, id));
+    expect(after).toEqual(before);
+    expectRefusal(
+      await api(calls.correct.path, { id, reason: 'again' }),
+      ErrorCode.BILL_NOT_CORRECTABLE,
+      'zh',
+    );
+    const list = await api(calls.pageList.path, { pageNum: 1, pageSize: 10, projectId });
+    expect(
+      list.data.list.map(
+        (r: { version: number; state: string; reason: string | null; superseded: boolean }) => [
+          r.version,
+          r.state,
+          r.reason,
+          r.superseded,
+        ],
+      ),
+    ).toEqual([
+      [2, 'draft', '电表读数更正', false],
+      [1, 'confirmed', null, true],
+    ]);
+    expect((await api(calls.confirm.path, { id: corrected.data.id })).code).toBe(0);
+
+    // another company: as if absent
+    expectRefusal(await api(calls.detail.path, { id }, 'zh', tokenB), ErrorCode.BILL_NOT_FOUND, 'zh');
+    expect((await api(calls.pageList.path, { pageNum: 1, pageSize: 10 }, 'zh', tokenB)).data.total).toBe(0);
+    expectRefusal(
+      await api(calls.draft.path, { projectId }, 'zh', tokenB),
+      ErrorCode.PROJECT_NOT_FOUND,
+      'zh',
+    );
+
+    const xlsx = await ctx.app.inject({
+      method: 'POST',
+      url: calls.exportXlsx.path,
+      payload: { id },
+      headers: { 'x-token': tokenA, 'content-type': 'application/json' },
+    });
+    expect(xlsx.statusCode).toBe(200);
+    expect(xlsx.headers['content-type']).toContain('spreadsheetml');
+    expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('the bill-draft task drafts last month of every project in operation', async () => {
+    const running = await addProject('in_operation');
+    const building = await addProject('under_construction');
+    const kind = billDraftKind(db);
+    // fired 2025-08-01 12:00 UTC: last month in Shanghai is 2025-07
+    const result = (await kind.run(
+      {
+        fireAt: new Date(Date.UTC(2025, 7, 1, 12)),
+        signal: new AbortController().signal,
+        trigger: 'schedule',
+      },
+      {},
+    )) as { drafted: number };
+    expect(result.drafted).toBeGreaterThanOrEqual(1);
+    const rows = await db
+      .select()
+      .from(bill)
+      .where(and(eq(bill.projectId, running), eq(bill.month, '2025-07')));
+    expect(rows.map((r) => [r.version, r.state, r.netBenefitCny])).toEqual([[1, 'draft', 780]]);
+    expect(await db.select().from(bill).where(eq(bill.projectId, building))).toEqual([]);
+  });
+});
