@@ -4,7 +4,10 @@
  * message at its field (overlap, gap, last end not 00:00, missing price, price 0, missing
  * strategy), fixes it and saves; the screen reads in English after the language switch; on
  * /chargestrategy the scheme is assigned to the demo site SHA-C001, whose simulated EMS
- * applies it ("已生效"), and the arbitrage preview shows the day's figures.
+ * applies it ("已生效"), and the arbitrage preview shows the day's figures; the strategy
+ * comparison shows time order, price-aware and the optimal LP plan with the gain (a degradation
+ * cost lowers the nets), and the optimal plan is put into the daily plan, saved and applied by the
+ * EMS again; zh/en pictures at 1440 and 390 px.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
@@ -237,5 +240,86 @@ describe('ToU schemes', () => {
     expect(await preview.getByTestId('preview-periods').locator('tbody tr').count()).toBeGreaterThan(3);
     if (SCREENSHOTS_ON) await screenshot(page, 'tou-chargestrategy-applied');
     await context.close();
+  });
+
+  it('compares time order, price-aware and optimal, then saves the optimal plan and the EMS applies it', async () => {
+    const { context, page } = await newPage(browser);
+    onTestFailed(() => screenshot(page, 'tou-failed-optimal'));
+    await openSignedIn(page, '/chargestrategy', { lang: 'zh' });
+    await page.getByTestId('chargestrategy').waitFor();
+    await chooseScheme(page, SCHEME);
+    const compare = page.getByTestId('strategy-comparison');
+    await compare.getByTestId('compare-net-optimal').waitFor({ timeout: 30_000 });
+    const net = async (key: string) =>
+      Number((await compare.getByTestId(`compare-net-${key}`).innerText()).replace(/[^\d.-]/g, ''));
+    const [timeOrder, priceAware, optimal] = [
+      await net('timeOrder'),
+      await net('priceAware'),
+      await net('optimal'),
+    ];
+    // The optimum is at least the price-aware net, which is at least the time-order one.
+    expect(priceAware).toBeGreaterThanOrEqual(timeOrder);
+    expect(optimal).toBeGreaterThanOrEqual(priceAware - 0.01);
+    expect(await compare.getByTestId('compare-row-optimal').innerText()).toContain('最优（线性规划）');
+    expect(await compare.getByTestId('compare-gain-optimal').innerText()).toMatch(
+      /^\+[\d,.]+ \(\+[\d.]+ %\)$/,
+    );
+    await compare
+      .getByTestId('optimal-lp')
+      .getByText(/线性规划最优值/)
+      .waitFor();
+    await compare.getByTestId('strategy-soc-chart').waitFor();
+
+    // A degradation cost per kWh cycled is paid on every kWh discharged: the nets fall.
+    await compare.getByTestId('compare-degradation').fill('0.1');
+    await compare.getByTestId('compare-degradation').blur();
+    await expect.poll(() => net('priceAware')).toBeLessThan(priceAware);
+    await expect.poll(() => net('optimal'), { timeout: 30_000 }).toBeLessThan(optimal);
+    if (SCREENSHOTS_ON) {
+      await compare.scrollIntoViewIfNeeded();
+      await screenshot(page, 'tou-strategy-compare-zh-1440');
+    }
+
+    // Use the optimal plan, save the scheme: the site's EMS applies the new version.
+    const planName = await page.locator('.tou-daily__title').innerText();
+    await compare.getByTestId('optimal-apply').click();
+    await toast(page, `已将最优计划填入“${planName}”，保存方案后生效，并可下发到站点`).waitFor();
+    await page.getByTestId('scheme-save').click();
+    await toast(page, '电价方案已保存').waitFor();
+    const state = page.getByTestId('push-table').locator('[data-state]').first();
+    await expect
+      .poll(() => state.getAttribute('data-state'), { timeout: 45_000, interval: 1000 })
+      .toBe('applied');
+    // The saved plan is the optimal one: after a reload the comparison's optimum equals the plan's own preview.
+    await page.reload();
+    await chooseScheme(page, SCHEME);
+    await page.getByTestId('arbitrage-preview').getByTestId('preview-net').waitFor();
+    await compare.getByTestId('compare-net-optimal').waitFor({ timeout: 30_000 });
+    const previewNet = Number((await page.getByTestId('preview-net').innerText()).replace(/[^\d.-]/g, ''));
+    expect(Math.abs(previewNet - (await net('optimal')))).toBeLessThanOrEqual(
+      Math.abs(optimal) * 0.005 + 0.01,
+    );
+    await context.close();
+
+    // English and the phone width.
+    for (const [lang, width] of [
+      ['en', 1440],
+      ['zh', 390],
+      ['en', 390],
+    ] as const) {
+      const { context: c, page: p } = await newPage(browser, { width, height: width === 390 ? 844 : 900 });
+      await openSignedIn(p, '/chargestrategy', { lang });
+      await chooseScheme(p, SCHEME);
+      const box = p.getByTestId('strategy-comparison');
+      await box.getByTestId('compare-net-optimal').waitFor({ timeout: 30_000 });
+      if (lang === 'en') expect(await box.innerText()).toContain('Optimal (LP)');
+      // Nothing wider than the page.
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      if (SCREENSHOTS_ON) {
+        await box.scrollIntoViewIfNeeded();
+        await screenshot(p, `tou-strategy-compare-${lang}-${width}`);
+      }
+      await c.close();
+    }
   });
 });

@@ -170,4 +170,40 @@ describe('price-aware strategy', () => {
       }
     }
   });
+
+  it('leaves energy in the battery rather than sell it where wear eats the spread', () => {
+    // One valley, a 1 h sharp and a 4 h peak; 1000 kWh battery, 500 kW, η 0.81, wear 0.5 CNY/kWh.
+    // Sharp: 1.4 − 0.3 ÷ 0.81 = 1.0296 > 0.5 pays; peak: 0.8 − 0.3704 = 0.4296 < 0.5 does not.
+    const p = (
+      start: string,
+      end: string,
+      tier: 'off_peak' | 'peak' | 'sharp' | 'shoulder',
+      price: number,
+    ) => ({
+      start,
+      end,
+      tier,
+      priceCnyPerKwh: price,
+      action: 'idle' as const,
+      powerKw: 0,
+      socMinPct: 0,
+      socMaxPct: 100,
+    });
+    const periods = [
+      p('00:00', '08:00', 'off_peak', 0.3),
+      p('08:00', '12:00', 'peak', 0.8),
+      p('12:00', '13:00', 'sharp', 1.4),
+      p('13:00', '00:00', 'shoulder', 0.6),
+    ];
+    const plan = priceAwareStrategy(periods, { ...battery, degradationCostCnyPerKwh: 0.5 });
+    expect(plan.map((x) => x.action)).toEqual(['charge', 'idle', 'discharge', 'idle']);
+    const r = previewArbitrage(
+      { key: 1, name: 'x', periods: plan },
+      { ...battery, degradationCostCnyPerKwh: 0.5 },
+    );
+    // Only what sharp takes is bought: 500 kWh sold = 555.556 stored = 617.284 kWh bought.
+    // 500 × 1.4 = 700.00 − 617.284 × 0.3 = 185.19 − 500 × 0.5 = 250.00 → 264.81.
+    expect(r.dischargedKwh).toBeCloseTo(500, 1);
+    expect(r.netCny).toBe(264.81);
+  });
 });
