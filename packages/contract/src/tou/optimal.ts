@@ -246,7 +246,7 @@ export function planFromSchedule(input: OptimalInput, schedule: OptimalSchedule)
       out.push({
         ...period,
         action: 'idle',
-        powerKw: 0,
+        powerKw: power,
         socMinPct: battery.socMinPct,
         socMaxPct: battery.socMaxPct,
       });
@@ -298,7 +298,7 @@ export function planFromSchedule(input: OptimalInput, schedule: OptimalSchedule)
         end,
         ...base,
         action: 'idle',
-        powerKw: 0,
+        powerKw: power,
         socMinPct: battery.socMinPct,
         socMaxPct: battery.socMaxPct,
       });

@@ -159,10 +159,12 @@ export function priceAwareStrategy(periods: readonly TouPeriod[], battery: Strat
   const capacity = Math.max(battery.capacityKwh, 0);
   const usableKwh = (capacity * Math.max(battery.socMaxPct - battery.socMinPct, 0)) / 100;
   const degradation = Math.max(battery.degradationCostCnyPerKwh ?? 0, 0);
+  // Idle periods keep the setpoint (ignored while idle) so that switching one to charge or
+  // discharge in the editor starts from a usable power.
   const idle = (p: TouPeriod): TouPeriod => ({
     ...p,
     action: 'idle',
-    powerKw: 0,
+    powerKw: power,
     socMinPct: battery.socMinPct,
     socMaxPct: battery.socMaxPct,
   });
