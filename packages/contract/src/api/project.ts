@@ -381,6 +381,9 @@ export const projectSiteSchema = z.object({
   siteCode: z.string(),
   siteName: z.string(),
   timezone: z.string(),
+  /** The site's WGS-84 coordinates (map), null when not set. */
+  longitude: z.number().nullable(),
+  latitude: z.number().nullable(),
   boundFrom: z.string(),
   boundTo: z.string().nullable(),
   /** Live figures of a bound site (the fleet's own rule); null once unbound. */

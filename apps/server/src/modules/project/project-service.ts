@@ -227,6 +227,8 @@ export class ProjectService {
         siteCode: site.code,
         siteName: site.name,
         timezone: site.timezone,
+        longitude: site.longitude,
+        latitude: site.latitude,
         boundFrom: projectSite.boundFrom,
         boundTo: projectSite.boundTo,
       })
