@@ -13,8 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { rowsOf } from '../src/core/db/rows';
 import { company, device, site, siteTariff } from '../src/core/db/schema';
+import { FleetSnapshot } from '../src/devices/fleet-snapshot';
 import { tariffVersions } from '../src/devices/tariff-history';
 import { computeTierDays, storageMeters } from '../src/devices/tier-energy';
+import { RevenueService } from '../src/modules/revenue/revenue-service';
+import { ScreenService } from '../src/modules/screen/screen-service';
 import { call, type SignedIn, signIn } from './support/client';
 import { unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -37,7 +40,11 @@ function simpleScheme(peak = 1.2): TouSchemeDocument {
       {
         key: 1,
         name: 'Day',
-        periods: [p('00:00', '08:00', 'off_peak', 0.3), p('08:00', '12:00', 'peak', peak), p('12:00', '00:00', 'shoulder', 0.7)],
+        periods: [
+          p('00:00', '08:00', 'off_peak', 0.3),
+          p('08:00', '12:00', 'peak', peak),
+          p('12:00', '00:00', 'shoulder', 0.7),
+        ],
       },
     ],
     weeklyPlans: [],
@@ -58,7 +65,14 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
   let projectId: number;
 
   /** One 15-minute rollup bucket of `point` starting at `startMs`. */
-  async function quarter(deviceId: number, startMs: number, point: string, first: number, last: number, mean = last) {
+  async function quarter(
+    deviceId: number,
+    startMs: number,
+    point: string,
+    first: number,
+    last: number,
+    mean = last,
+  ) {
     const at = sql`to_timestamp(${startMs / 1000})`;
     await db.execute(sql`
       INSERT INTO telemetry_rollup (device_id, bucket_s, bucket_start, point, n, sum, min, max, first_ts, first_value, last_ts, last_value)
@@ -66,7 +80,8 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
               ${at}, ${first}, ${at}, ${last})`);
   }
 
-  const api = (path: string, body: Record<string, unknown>) => call(ctx.app, path, body, { token: admin.token });
+  const api = (path: string, body: Record<string, unknown>) =>
+    call(ctx.app, path, body, { token: admin.token });
 
   beforeAll(async () => {
     ctx = await createTestApp(engine);
@@ -91,7 +106,9 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
       .insert(device)
       .values({ companyId, siteId, sn: `${code}-EMS`, type: 'ems' })
       .returning({ id: device.id });
-    await db.insert(device).values({ companyId, siteId, sn: `${code}-BMS`, type: 'bms', gatewayId: ems!.id, capacityKwh: 4000 });
+    await db
+      .insert(device)
+      .values({ companyId, siteId, sn: `${code}-BMS`, type: 'bms', gatewayId: ems!.id, capacityKwh: 4000 });
     const [m] = await db
       .insert(device)
       .values({ companyId, siteId, sn: `${code}-MTR`, type: 'meter', gatewayId: ems!.id })
@@ -154,11 +171,35 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
     );
     expect(rows).toEqual([
       // (100.5 − 100.0) × 40 × 100 = 2000 kWh charged; export 50 → 50: 0
-      { start_hhmm: '00:00', end_hhmm: '08:00', tier: 'off_peak', price: 0.3, c: 2000, d: 0, source: 'registers' },
+      {
+        start_hhmm: '00:00',
+        end_hhmm: '08:00',
+        tier: 'off_peak',
+        price: 0.3,
+        c: 2000,
+        d: 0,
+        source: 'registers',
+      },
       // export (50.4 − 50.0) × 4000 = 1600 kWh discharged
-      { start_hhmm: '08:00', end_hhmm: '12:00', tier: 'peak', price: 1.2, c: 0, d: 1600, source: 'registers' },
+      {
+        start_hhmm: '08:00',
+        end_hhmm: '12:00',
+        tier: 'peak',
+        price: 1.2,
+        c: 0,
+        d: 1600,
+        source: 'registers',
+      },
       // power: 20 kW × ¼ h × 4000 = 20 000 kWh discharged; 8 kW × ¼ h × 4000 = 8000 kWh charged
-      { start_hhmm: '12:00', end_hhmm: '00:00', tier: 'shoulder', price: 0.7, c: 8000, d: 20000, source: 'power' },
+      {
+        start_hhmm: '12:00',
+        end_hhmm: '00:00',
+        tier: 'shoulder',
+        price: 0.7,
+        c: 8000,
+        d: 20000,
+        source: 'power',
+      },
     ]);
   });
 
@@ -190,19 +231,37 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
         expect(r.data.sources).toEqual({ registers: 2, power: 1, none: 0 });
       }
     }
-    const day = await api(endpoints.revenue.stat.path, { scope: 'site', id: siteId, granularity: 'day', period: '2026-06-10' });
+    const day = await api(endpoints.revenue.stat.path, {
+      scope: 'site',
+      id: siteId,
+      granularity: 'day',
+      period: '2026-06-10',
+    });
     expect(day.data.series.map((p: { label: string; netCny: number }) => [p.label, p.netCny])).toEqual([
       ['00:00-08:00', -600], // −2000 × 0.3
       ['08:00-12:00', 1920], // 1600 × 1.2
       ['12:00-00:00', 8400], // (20000 − 8000) × 0.7
     ]);
-    expect(day.data.perTier.find((t: { tier: string }) => t.tier === 'peak')).toMatchObject({ dischargedKwh: 1600, valueCny: 1920 });
+    expect(day.data.perTier.find((t: { tier: string }) => t.tier === 'peak')).toMatchObject({
+      dischargedKwh: 1600,
+      valueCny: 1920,
+    });
     // the previous day had nothing
     expect(day.data.previous.netCny).toBe(0);
-    const month = await api(endpoints.revenue.stat.path, { scope: 'site', id: siteId, granularity: 'month', period: '2026-06' });
+    const month = await api(endpoints.revenue.stat.path, {
+      scope: 'site',
+      id: siteId,
+      granularity: 'month',
+      period: '2026-06',
+    });
     expect(month.data.series).toEqual([expect.objectContaining({ label: '2026-06-10', netCny: 9720 })]);
     // a malformed period names the field; another company's site answers 3036
-    const bad = await api(endpoints.revenue.stat.path, { scope: 'site', id: siteId, granularity: 'month', period: '2026-6' });
+    const bad = await api(endpoints.revenue.stat.path, {
+      scope: 'site',
+      id: siteId,
+      granularity: 'month',
+      period: '2026-6',
+    });
     expect(bad.code).toBe(-100);
     expect(bad.msg).toContain('period');
   });
@@ -213,7 +272,11 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
     expect(saved.code, saved.msg).toBe(0);
     const schemeId = saved.data.id as number;
     // assigned from 2026-06-20: a version of the scheme as it is (peak 1.1637)
-    const assigned = await api(endpoints.tou.assign.path, { id: schemeId, siteIds: [siteId], effectiveFrom: '2026-06-20' });
+    const assigned = await api(endpoints.tou.assign.path, {
+      id: schemeId,
+      siteIds: [siteId],
+      effectiveFrom: '2026-06-20',
+    });
     expect(assigned.code, assigned.msg).toBe(0);
     // edited from 2026-06-25: peak 1.5
     const doc = validScheme();
@@ -262,6 +325,26 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
     });
     expect(twoPart.code).toBe(-100);
     expect(twoPart.msg).toContain('twoPart.demandBasis');
+  });
+
+  it('big screens: today and this month by the same rule as revenue statistics (not the old estimate)', async () => {
+    // The clock at 2026-06-10 23:59 in Shanghai (15:59Z): today so far = the day of the first test,
+    // the running 12:00–24:00 period has no export reading in it → power, as the stored day.
+    const now = () => Date.UTC(2026, 5, 10, 15, 59);
+    const screens = new ScreenService(db, new FleetSnapshot(db), now);
+    const stat = await new RevenueService(db, now).stat(
+      { all: true },
+      { scope: 'site', id: siteId, granularity: 'day', period: '2026-06-10' },
+    );
+    // 9720 = 15920 − 6200 (first test)
+    expect(stat.totals.netCny).toBe(9720);
+    const screen = await screens.site({ all: true }, siteId);
+    expect(screen.today.revenueCny).toBe(9720);
+    // the estimate this replaces: all discharge at the day's highest price, all charge at its lowest:
+    // 21600 × 1.2 − 10000 × 0.3 = 25920 − 3000 = 22920 (+136 %)
+    expect(screen.today.revenueCny).not.toBe(21600 * 1.2 - 10000 * 0.3);
+    const cockpit = await screens.cockpit({ all: true });
+    expect(cockpit.siteList.find((s) => s.siteId === siteId)?.monthRevenueCny).toBe(9720);
   });
 
   it('DST days of a Europe/Berlin site: 23 h and 25 h, periods keep their wall-clock bounds', async () => {

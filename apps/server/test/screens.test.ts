@@ -7,8 +7,6 @@
 import {
   cockpitAggregatesSchema,
   cockpitResponse,
-  DEFAULT_PEAK_PRICE_CNY_PER_KWH,
-  DEFAULT_VALLEY_PRICE_CNY_PER_KWH,
   ErrorCode,
   endpoints,
   errorMessage,
@@ -291,14 +289,9 @@ describe.each(engines)('big screens on %s', (engine) => {
     const yDischarge = yesterdayInMonth ? 40 + 8 + 0 : 0;
     expect(data.monthChargeKwh).toBe(320 + yCharge);
     expect(data.monthDischargeKwh).toBe(286 + yDischarge);
-    // Site A1 by its scheme (1.2 / 0.3), the others by the defaults.
-    const peak = DEFAULT_PEAK_PRICE_CNY_PER_KWH;
-    const valley = DEFAULT_VALLEY_PRICE_CNY_PER_KWH;
-    const today = 90 * 1.2 - 100 * 0.3 + (16 + 180) * peak - (20 + 200) * valley;
-    expect(data.revenue.todayCny).toBeCloseTo(today, 2);
-    const yesterday = yesterdayInMonth ? 40 * 1.2 - 50 * 0.3 + 8 * peak - 10 * valley : 0;
-    expect(data.revenue.monthCny).toBeCloseTo(today + yesterday, 2);
-    expect(data.revenue).toMatchObject({ sitesByScheme: 1, sitesByDefault: 2 });
+    // Revenue is the one money rule over energy per ToU period (revenue.test.ts "big screens"): these
+    // sites have daily rollups only and no tariff version, so nothing is valued.
+    expect(data.revenue).toEqual({ todayCny: 0, monthCny: 0, sitesByScheme: 0, sitesByDefault: 3 });
     expect(data.alarms).toEqual({ warning: 1, fault: 1 });
     // Map: whole degrees only; the two Hangzhou sites share a cell.
     expect(data.mapCells).toEqual([
@@ -470,7 +463,8 @@ describe.each(engines)('big screens on %s', (engine) => {
     expect(bms.firstDataAt).toBeNull();
     expect(data.devices.find((d) => d.type === 'pcs')!.firstDataAt).not.toBeNull();
     expect(data.today).toMatchObject({ chargeKwh: 100, dischargeKwh: 90 });
-    expect(data.today.revenueCny).toBeCloseTo(90 * 1.2 - 100 * 0.3, 2);
+    // Daily rollups only, no tariff version: not valued (the rule: revenue.test.ts "big screens").
+    expect(data.today.revenueCny).toBe(0);
     expect(data.alarms.map((a) => a.code)).toEqual(['pcs.over_temperature', 'bms.cell_overvoltage']);
     // The ids are the alarms' (as on the alarms page), not the events'.
     const active = rowsOf<{ id: number }>(

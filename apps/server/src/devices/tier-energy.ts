@@ -31,9 +31,11 @@ import {
   dayPeriods,
   localDateStart,
   localTimeOf,
+  type PricedEnergy,
   registerEnergyKwh,
   roundKwh,
   type TouTier,
+  valueEnergy,
 } from '@ess/contract';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
@@ -186,14 +188,17 @@ function readingAt(quarters: Map<number, Quarter>, point: string, t: number): nu
   return after ? after.first : null;
 }
 
-/** The latest reading of `point` at or before `now` (the last quarter hour that has it). */
+/**
+ * The latest reading of `point` in the running period `[fromMs, nowMs]`: the last value of the
+ * last quarter hour starting in it that has the point (null when none: then power is used).
+ */
 function latestReading(
   quarters: Map<number, Quarter>,
   point: string,
   fromMs: number,
   nowMs: number,
 ): number | null {
-  for (let q = Math.floor(nowMs / QUARTER_MS) * QUARTER_MS; q >= fromMs - QUARTER_MS; q -= QUARTER_MS) {
+  for (let q = Math.floor(nowMs / QUARTER_MS) * QUARTER_MS; q >= fromMs; q -= QUARTER_MS) {
     const v = quarters.get(q)?.get(point);
     if (v) return v.last;
   }
@@ -389,6 +394,160 @@ export async function todayTierLines(
     for (const l of tierLinesOfDay(meter, today, version, quarters, nowMs)) {
       out.push({ ...l, siteId: meter.siteId, deviceId: meter.deviceId });
     }
+  }
+  return out;
+}
+
+/** A site counted over local days `[fromDay, toDay]` (inclusive; null = open). */
+export interface CountedDays {
+  siteId: number;
+  timezone: string;
+  fromDay: string | null;
+  toDay: string | null;
+}
+
+/** One priced line of a site: a ToU period of a local day, its storage meters summed. */
+export interface SiteDayLine extends PricedEnergy {
+  siteId: number;
+  day: string;
+  start: string;
+  end: string;
+  /** registers | power | none (the worst of the meters). */
+  source: string;
+  /** False without a tariff that day (price 0 then, not valued). */
+  priced: boolean;
+}
+
+/**
+ * The lines of `sites` over local days `[from, to]` (each site's own calendar, and within its
+ * `fromDay`/`toDay`; a site may be listed more than once with different windows): the stored
+ * days before the site's today, plus today so far ({@link todayTierLines}) when today is in range. What revenue
+ * statistics, the big screens and the dashboard value with contract money/valuation.ts.
+ */
+export async function siteDayLines(
+  db: Db,
+  sites: readonly CountedDays[],
+  from: string,
+  to: string,
+  nowMs: number,
+): Promise<SiteDayLine[]> {
+  if (sites.length === 0) return [];
+  const siteIds = [...new Set(sites.map((s) => s.siteId))];
+  const ids = sql.join(
+    siteIds.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  const rows = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      SELECT site_id, to_char(day, 'YYYY-MM-DD') AS day, start_hhmm, end_hhmm, tier,
+             price_cny_per_kwh::float8 AS price, min(start_at) AS start_at,
+             sum(charged_kwh)::float8 AS charged, sum(discharged_kwh)::float8 AS discharged,
+             CASE WHEN bool_or(source = 'none') THEN 'none' WHEN bool_or(source = 'power') THEN 'power'
+                  ELSE 'registers' END AS source
+      FROM energy_tier_day
+      WHERE site_id IN (${ids}) AND day >= ${from}::date AND day <= ${to}::date
+      GROUP BY site_id, day, start_hhmm, end_hhmm, tier, price_cny_per_kwh
+      ORDER BY site_id, day, min(start_at)`),
+  );
+  const windows = new Map<number, CountedDays[]>();
+  for (const s of sites) windows.set(s.siteId, [...(windows.get(s.siteId) ?? []), s]);
+  const counted = (siteId: number, day: string) =>
+    (windows.get(siteId) ?? []).some(
+      (w) => (w.fromDay === null || day >= w.fromDay) && (w.toDay === null || day <= w.toDay),
+    );
+  const out: SiteDayLine[] = [];
+  for (const r of rows) {
+    const siteId = numOrZero(r.site_id);
+    const day = String(r.day);
+    // Today (and later) comes from the live lines below, never from rows stored for it.
+    if (!counted(siteId, day) || day >= localTimeOf(nowMs, windows.get(siteId)![0]!.timezone).date) continue;
+    const price = numOrNull(r.price);
+    out.push({
+      siteId,
+      day,
+      start: String(r.start_hhmm),
+      end: String(r.end_hhmm),
+      tier: (r.tier ?? null) as TouTier | null,
+      priceCnyPerKwh: price ?? 0,
+      priced: price !== null,
+      chargedKwh: numOrZero(r.charged),
+      dischargedKwh: numOrZero(r.discharged),
+      source: String(r.source),
+    });
+  }
+  const todaySites = siteIds.filter((id) => {
+    const tz = windows.get(id)![0]!.timezone;
+    const today = localTimeOf(nowMs, tz).date;
+    return today >= from && today <= to && counted(id, today);
+  });
+  if (todaySites.length > 0) {
+    const merged = new Map<string, SiteDayLine>();
+    for (const l of await todayTierLines(db, todaySites, nowMs)) {
+      const key = `${l.siteId}|${l.start}`;
+      const m = merged.get(key);
+      if (m) {
+        m.chargedKwh = roundKwh(m.chargedKwh + l.chargedKwh);
+        m.dischargedKwh = roundKwh(m.dischargedKwh + l.dischargedKwh);
+        if (l.source === 'none' || (l.source === 'power' && m.source === 'registers')) m.source = l.source;
+        continue;
+      }
+      merged.set(key, {
+        siteId: l.siteId,
+        day: l.day,
+        start: l.start,
+        end: l.end,
+        tier: l.tier,
+        priceCnyPerKwh: l.priceCnyPerKwh ?? 0,
+        priced: l.priceCnyPerKwh !== null,
+        chargedKwh: l.chargedKwh,
+        dischargedKwh: l.dischargedKwh,
+        source: l.source,
+      });
+    }
+    out.push(...merged.values());
+  }
+  return out;
+}
+
+/**
+ * Revenue of each of `siteIds` today so far and this month so far (site-local), by the one money
+ * rule over {@link siteDayLines}: what the big screens and the dashboard show. `priced`: the site
+ * has a tariff today (else its energy is not valued).
+ */
+export async function revenueSoFar(
+  db: Db,
+  sites: ReadonlyArray<{ siteId: number; timezone: string }>,
+  nowMs: number,
+): Promise<Map<number, { todayCny: number; monthCny: number; priced: boolean }>> {
+  const out = new Map<number, { todayCny: number; monthCny: number; priced: boolean }>();
+  if (sites.length === 0) return out;
+  await computeMissingTierDays(db, { nowMs, lookbackDays: 1, siteIds: sites.map((s) => s.siteId) });
+  const todays = new Map(sites.map((s) => [s.siteId, localTimeOf(nowMs, s.timezone).date]));
+  const from = [...todays.values()].map((d) => `${d.slice(0, 7)}-01`).sort()[0]!;
+  const to = [...todays.values()].sort().at(-1)!;
+  const lines = await siteDayLines(
+    db,
+    sites.map((s) => ({
+      ...s,
+      fromDay: `${todays.get(s.siteId)!.slice(0, 7)}-01`,
+      toDay: todays.get(s.siteId)!,
+    })),
+    from,
+    to,
+    nowMs,
+  );
+  const versions = await tariffsForDays(
+    db,
+    sites.map((s) => s.siteId),
+  );
+  for (const s of sites) {
+    const today = todays.get(s.siteId)!;
+    const mine = lines.filter((l) => l.siteId === s.siteId && l.priced);
+    out.set(s.siteId, {
+      todayCny: valueEnergy(mine.filter((l) => l.day === today)).netCny,
+      monthCny: valueEnergy(mine).netCny,
+      priced: versionOfDay(versions.get(s.siteId) ?? [], today) !== null,
+    });
   }
   return out;
 }

@@ -4,7 +4,7 @@
  *
  * What the cockpit shows without a token (decision, docs/api.md "Big screens"): aggregates of
  * the whole installation only — site count, capacity, rated power, power now, energy today and
- * this month, a revenue estimate, active alarms per level, today's fleet power curve and site
+ * this month, revenue (the one money rule, money/valuation.ts), active alarms per level, today's fleet power curve and site
  * counts per 1° map cell (positions rounded to whole degrees of latitude/longitude, ≈ 100 km).
  * No site names, codes, SNs, companies, exact coordinates or per-site figures: those come only
  * with a token, for the caller's own companies (`cockpit`).
@@ -18,14 +18,6 @@ import { fleetTimeBaseSchema, fleetViewRequest, powerCurveSchema } from './dashb
 import { userInfoEcho } from './envelope';
 import { idSchema } from './primitives';
 
-/**
- * Revenue estimate of a site and local day (docs/api.md): discharged kWh × peak price −
- * charged kWh × valley price. Prices from the site's ToU scheme, resolved for that day (peak =
- * highest price of the day's discharge periods, valley = lowest price of its charge periods;
- * without such periods the day's highest / lowest price); a site without a scheme uses these.
- */
-export const DEFAULT_PEAK_PRICE_CNY_PER_KWH = 1.0;
-export const DEFAULT_VALLEY_PRICE_CNY_PER_KWH = 0.3;
 /** Map cells of the public cockpit: latitude/longitude rounded to this many degrees. */
 export const PUBLIC_MAP_CELL_DEG = 1;
 
@@ -61,7 +53,12 @@ export const cockpitAggregatesSchema = z.object({
   revenue: z.object({
     todayCny: z.number(),
     monthCny: z.number(),
-    /** Sites priced by their ToU scheme / by the defaults above. */
+    /**
+     * Revenue = Σ discharged × the period's price − Σ charged × the period's price over the
+     * storage meters' energy per ToU period (money/valuation.ts, as revenue statistics).
+     * `sitesByScheme`: sites with a tariff today; `sitesByDefault`: sites without one (their
+     * energy is not valued; the name is kept from the former estimate's default prices).
+     */
     sitesByScheme: z.number().int(),
     sitesByDefault: z.number().int(),
   }),
@@ -186,6 +183,7 @@ export const screenSiteResponse = z.object({
     importKwh: z.number(),
     exportKwh: z.number(),
     pvKwh: z.number(),
+    /** Net benefit today so far, CNY, by the one money rule (money/valuation.ts). */
     revenueCny: z.number(),
   }),
   curve: siteCurveSchema,

@@ -16,7 +16,6 @@ import {
   ErrorCode,
   equivalentFullCycles,
   localTimeOf,
-  type PricedEnergy,
   previewArbitrage,
   type RevenueFigures,
   type RevenueGranularity,
@@ -33,11 +32,11 @@ import {
 import { sql } from 'drizzle-orm';
 import { type CompanyScope, companyTree, inScopeSql, scopeIncludes } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
-import { numOrNull, numOrZero, rowsOf } from '../../core/db/rows';
+import { numOrZero, rowsOf } from '../../core/db/rows';
 import { ApiError } from '../../core/http/api-error';
 import { siteCapacityKwhSql, siteRatedPowerKwSql } from '../../devices/site-figures';
 import { tariffsForDays, versionOfDay } from '../../devices/tariff-history';
-import { computeMissingTierDays, todayTierLines } from '../../devices/tier-energy';
+import { computeMissingTierDays, type SiteDayLine, siteDayLines } from '../../devices/tier-energy';
 
 /** Round trip assumed by the expectation (vendor sheets: system efficiency ≥ 90 %; shared data README). */
 export const EXPECTATION_ROUND_TRIP_PCT = 90;
@@ -53,15 +52,7 @@ interface CountedSite {
   toDay: string | null;
 }
 
-/** One priced line with where it belongs. */
-interface Line extends PricedEnergy {
-  siteId: number;
-  day: string;
-  start: string;
-  end: string;
-  source: string;
-  priced: boolean;
-}
+type Line = SiteDayLine;
 
 /** First and last day (inclusive) of a period, and the previous period's label. */
 export function periodBounds(
@@ -140,7 +131,7 @@ export class RevenueService {
       // Days that closed since the tier task last ran (yesterday after midnight).
       await computeMissingTierDays(this.db, { nowMs, lookbackDays: 2, siteIds: sites.map((s) => s.siteId) });
     }
-    const lines = await this.lines(sites, prevBounds.from, bounds.to, nowMs);
+    const lines = await siteDayLines(this.db, sites, prevBounds.from, bounds.to, nowMs);
     const inRange = (l: Line, from: string, to: string) => l.day >= from && l.day <= to;
     const current = lines.filter((l) => inRange(l, bounds.from, bounds.to));
     const previous = lines.filter((l) => inRange(l, prevBounds.from, prevBounds.to));
@@ -219,90 +210,6 @@ export class RevenueService {
           netCny: v.netCny,
         };
       });
-  }
-
-  /** The stored lines of `sites` over local days `[from, to]` (each site's own calendar) plus today so far. */
-  private async lines(
-    sites: readonly CountedSite[],
-    from: string,
-    to: string,
-    nowMs: number,
-  ): Promise<Line[]> {
-    if (sites.length === 0) return [];
-    const ids = sql.join(
-      sites.map((s) => sql`${s.siteId}::int`),
-      sql`, `,
-    );
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.db.execute(sql`
-        SELECT site_id, to_char(day, 'YYYY-MM-DD') AS day, start_hhmm, end_hhmm, tier,
-               price_cny_per_kwh::float8 AS price, min(start_at) AS start_at,
-               sum(charged_kwh)::float8 AS charged, sum(discharged_kwh)::float8 AS discharged,
-               CASE WHEN bool_or(source = 'none') THEN 'none' WHEN bool_or(source = 'power') THEN 'power'
-                    ELSE 'registers' END AS source
-        FROM energy_tier_day
-        WHERE site_id IN (${ids}) AND day >= ${from}::date AND day <= ${to}::date
-        GROUP BY site_id, day, start_hhmm, end_hhmm, tier, price_cny_per_kwh
-        ORDER BY site_id, day, min(start_at)`),
-    );
-    const bySite = new Map(sites.map((s) => [s.siteId, s]));
-    const counted = (siteId: number, day: string) => {
-      const s = bySite.get(siteId);
-      return !!s && (s.fromDay === null || day >= s.fromDay) && (s.toDay === null || day <= s.toDay);
-    };
-    const out: Line[] = [];
-    for (const r of rows) {
-      const siteId = numOrZero(r.site_id);
-      const day = String(r.day);
-      if (!counted(siteId, day)) continue;
-      const price = numOrNull(r.price);
-      out.push({
-        siteId,
-        day,
-        start: String(r.start_hhmm),
-        end: String(r.end_hhmm),
-        tier: (r.tier ?? null) as TouTier | null,
-        priceCnyPerKwh: price ?? 0,
-        priced: price !== null,
-        chargedKwh: numOrZero(r.charged),
-        dischargedKwh: numOrZero(r.discharged),
-        source: String(r.source),
-      });
-    }
-    const todaySites = sites.filter((s) => {
-      const today = localTimeOf(nowMs, s.timezone).date;
-      return today >= from && today <= to && counted(s.siteId, today);
-    });
-    if (todaySites.length > 0) {
-      const merged = new Map<string, Line>();
-      for (const l of await todayTierLines(
-        this.db,
-        todaySites.map((s) => s.siteId),
-        nowMs,
-      )) {
-        const key = `${l.siteId}|${l.start}`;
-        const m = merged.get(key);
-        if (m) {
-          m.chargedKwh = roundKwh(m.chargedKwh + l.chargedKwh);
-          m.dischargedKwh = roundKwh(m.dischargedKwh + l.dischargedKwh);
-          continue;
-        }
-        merged.set(key, {
-          siteId: l.siteId,
-          day: l.day,
-          start: l.start,
-          end: l.end,
-          tier: l.tier,
-          priceCnyPerKwh: l.priceCnyPerKwh ?? 0,
-          priced: l.priceCnyPerKwh !== null,
-          chargedKwh: l.chargedKwh,
-          dischargedKwh: l.dischargedKwh,
-          source: l.source,
-        });
-      }
-      out.push(...merged.values());
-    }
-    return out;
   }
 
   /** The arbitrage preview of each counted day up to today (see api/revenue.ts `expected`). */

@@ -14,23 +14,21 @@
  * and site monitoring. Energy per site and local day: the shared daily rule of
  * devices/daily-energy.ts ({@link dailyEnergySql}), as on the dashboard, history and export.
  * Active alarms: rows of `alarm` not cleared ({@link activeAlarmsSql}), as on the alarms page.
- * Revenue per site-day = discharged × peak price − charged × valley price, prices from the day's
- * plan of the site's ToU scheme (`resolveDay`) or the contract's defaults.
+ * Revenue (today and this month so far, site-local): the one money rule (contract
+ * money/valuation.ts) over the energy per ToU period of the sites' storage meters and the tariff
+ * of each day (devices/tier-energy.ts `revenueSoFar`), as on revenue statistics; a site without a
+ * tariff that day is not valued.
  */
 import {
   type AlarmLevel,
   type CockpitAggregates,
   type CockpitData,
   type CockpitSite,
-  DEFAULT_PEAK_PRICE_CNY_PER_KWH,
-  DEFAULT_VALLEY_PRICE_CNY_PER_KWH,
   type DeviceType,
   ErrorCode,
-  localTimeOf,
   type MapCell,
   type OfflineReason,
   PUBLIC_MAP_CELL_DEG,
-  resolveDay,
   type ScreenDevice,
   type ScreenSiteData,
   type ScreenSiteOption,
@@ -38,7 +36,6 @@ import {
   type SiteStatus,
   siteLoadKw,
   siteRatings,
-  type TouSchemeDocument,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { type CompanyScope, inScopeSql, scopeIncludes } from '../../access/company-scope';
@@ -49,6 +46,7 @@ import { activeAlarmsSql } from '../../devices/active-alarms';
 import { dailyEnergySql, ENERGY_POINTS } from '../../devices/daily-energy';
 import type { FleetSnapshot } from '../../devices/fleet-snapshot';
 import { figureSourcesSql } from '../../devices/site-figures';
+import { revenueSoFar } from '../../devices/tier-energy';
 
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
 export const PUBLIC_CACHE_MS = 5000;
@@ -57,25 +55,6 @@ const round = (v: number, digits = 2): number => {
   const f = 10 ** digits;
   return Math.round(v * f) / f;
 };
-
-/** Peak and valley price (CNY/kWh) of a site-local day under a scheme; see the module comment. */
-export function dayPrices(doc: TouSchemeDocument | null, date: string): { peak: number; valley: number } {
-  if (!doc) return { peak: DEFAULT_PEAK_PRICE_CNY_PER_KWH, valley: DEFAULT_VALLEY_PRICE_CNY_PER_KWH };
-  const periods = resolveDay(doc, date).dailyPlan.periods;
-  const prices = (action?: string) =>
-    periods
-      .filter((p) => action === undefined || p.action === action)
-      .map((p) => p.priceCnyPerKwh)
-      .filter((p): p is number => typeof p === 'number');
-  const discharge = prices('discharge');
-  const charge = prices('charge');
-  const all = prices();
-  if (all.length === 0) return dayPrices(null, date);
-  return {
-    peak: Math.max(...(discharge.length ? discharge : all)),
-    valley: Math.min(...(charge.length ? charge : all)),
-  };
-}
 
 interface SiteEnergy {
   todayCharge: number;
@@ -108,6 +87,8 @@ export class ScreenService {
   constructor(
     private readonly db: Db,
     private readonly fleet: FleetSnapshot,
+    /** The clock revenue is computed at (tests pass a fixed one). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -274,37 +255,33 @@ export class ScreenService {
         })} e JOIN src ON src.device_id = e.device_id AND src.point = e.point JOIN s ON s.id = src.site_id
         GROUP BY src.site_id, e.day, s.today`),
     );
-    const schemes = rowsOf<Record<string, unknown>>(
-      await this.db.execute(sql`
-        SELECT s.id AS site_id, t.document FROM site s JOIN tou_scheme t ON t.id = s.tou_scheme_id
-        WHERE ${inScopeSql(scope, 's.company_id')}`),
+    const zones = rowsOf<Record<string, unknown>>(
+      await this.db.execute(sql`SELECT id, timezone FROM site WHERE ${inScopeSql(scope, 'company_id')}`),
     );
-    const docs = new Map(schemes.map((r) => [numOrZero(r.site_id), r.document as TouSchemeDocument]));
+    const revenue = await revenueSoFar(
+      this.db,
+      zones.map((z) => ({ siteId: numOrZero(z.id), timezone: String(z.timezone) })),
+      this.now(),
+    );
     const out = new Map<number, SiteEnergy>();
-    for (const [siteId] of docs) {
-      out.set(siteId, { ...emptyEnergy(), byScheme: true });
+    for (const [siteId, r] of revenue) {
+      out.set(siteId, {
+        ...emptyEnergy(),
+        todayRevenue: r.todayCny,
+        monthRevenue: r.monthCny,
+        byScheme: r.priced,
+      });
     }
     for (const r of rows) {
       const siteId = numOrZero(r.site_id);
-      const doc = docs.get(siteId) ?? null;
-      const e = out.get(siteId) ?? { ...emptyEnergy(), byScheme: doc !== null };
+      const e = out.get(siteId) ?? emptyEnergy();
       const charge = numOrZero(r.charge);
       const discharge = numOrZero(r.discharge);
-      let revenue = 0;
-      try {
-        const { peak, valley } = dayPrices(doc, String(r.day));
-        revenue = discharge * peak - charge * valley;
-      } catch {
-        const { peak, valley } = dayPrices(null, String(r.day));
-        revenue = discharge * peak - charge * valley;
-      }
       e.monthCharge += charge;
       e.monthDischarge += discharge;
-      e.monthRevenue += revenue;
       if (r.is_today === true) {
         e.todayCharge += charge;
         e.todayDischarge += discharge;
-        e.todayRevenue += revenue;
       }
       out.set(siteId, e);
     }
@@ -345,7 +322,7 @@ export class ScreenService {
       await this.db.execute(sql`
         SELECT s.id, s.company_id, s.code, s.name, s.address, s.timezone, s.latitude, s.longitude,
                (extract(epoch FROM s.created_at) * 1000)::bigint AS created_at,
-               c.name AS company_name, t.name AS scheme_name, t.document AS scheme
+               c.name AS company_name, t.name AS scheme_name
         FROM site s JOIN company c ON c.id = s.company_id LEFT JOIN tou_scheme t ON t.id = s.tou_scheme_id
         WHERE s.id = ${siteId}`),
     );
@@ -392,13 +369,7 @@ export class ScreenService {
       this.siteCurve(siteId, timezone),
       this.siteAlarms(siteId),
     ]);
-    const today = localTimeOf(Date.now(), timezone).date;
-    let prices = dayPrices(null, today);
-    try {
-      prices = dayPrices((row.scheme ?? null) as TouSchemeDocument | null, today);
-    } catch {
-      // An unreadable scheme prices by the defaults.
-    }
+    const revenue = (await revenueSoFar(this.db, [{ siteId, timezone }], this.now())).get(siteId);
     const { capacityKwh, ratedPowerKw } = siteRatings(devices);
     return {
       site: {
@@ -419,7 +390,7 @@ export class ScreenService {
       devices,
       today: {
         ...energy,
-        revenueCny: round(energy.dischargeKwh * prices.peak - energy.chargeKwh * prices.valley),
+        revenueCny: revenue?.todayCny ?? 0,
       },
       curve,
       alarms,
