@@ -281,7 +281,8 @@ describe('ToU schemes', () => {
     }
 
     // Use the optimal plan, save the scheme: the site's EMS applies the new version.
-    const planName = await page.locator('.tou-daily__title').innerText();
+    // The preview's daily plan: the one of the chosen date (today).
+    const planName = await page.getByTestId('preview-plan').locator('strong').innerText();
     await compare.getByTestId('optimal-apply').click();
     await toast(page, `已将最优计划填入“${planName}”，保存方案后生效，并可下发到站点`).waitFor();
     await page.getByTestId('scheme-save').click();
