@@ -314,6 +314,7 @@ describe('ToU schemes', () => {
       const box = p.getByTestId('strategy-comparison');
       await box.getByTestId('compare-net-optimal').waitFor({ timeout: 30_000 });
       if (lang === 'en') expect(await box.innerText()).toContain('Optimal (LP)');
+      await box.getByTestId('strategy-soc-chart').waitFor();
       // Nothing wider than the page.
       expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       if (SCREENSHOTS_ON) {

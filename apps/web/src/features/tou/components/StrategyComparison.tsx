@@ -229,6 +229,20 @@ export function StrategyComparison({
         columns={[
           { key: 'strategy', title: t('tou.optimal.strategy'), render: (_, r) => t(`tou.optimal.${r.key}`) },
           {
+            key: 'net',
+            title: t('tou.preview.net'),
+            align: 'right',
+            render: (_, r) => (
+              <strong data-testid={`compare-net-${r.key}`}>{formatNumber(r.netCny, 2)}</strong>
+            ),
+          },
+          {
+            key: 'gain',
+            title: t('tou.optimal.gain'),
+            align: 'right',
+            render: (_, r) => <span data-testid={`compare-gain-${r.key}`}>{gainText(r)}</span>,
+          },
+          {
             key: 'charged',
             title: t('tou.preview.chargedKwh'),
             align: 'right',
@@ -263,20 +277,6 @@ export function StrategyComparison({
             align: 'right',
             dataIndex: 'demandCostCny',
             render: num(2),
-          },
-          {
-            key: 'net',
-            title: t('tou.preview.net'),
-            align: 'right',
-            render: (_, r) => (
-              <strong data-testid={`compare-net-${r.key}`}>{formatNumber(r.netCny, 2)}</strong>
-            ),
-          },
-          {
-            key: 'gain',
-            title: t('tou.optimal.gain'),
-            align: 'right',
-            render: (_, r) => <span data-testid={`compare-gain-${r.key}`}>{gainText(r)}</span>,
           },
         ]}
       />
