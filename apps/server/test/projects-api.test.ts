@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { rowsOf } from '../src/core/db/rows';
 import { device, project, projectChange, projectMeter, projectSite, site } from '../src/core/db/schema';
+import { registerDemoFleet } from '../src/demo/demo-fleet';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, conforms, unique } from './support/fixtures';
 import { addCompanyUnder, catalogueMsg } from './support/org';
@@ -483,6 +484,36 @@ describe.each(engines)('project calls on %s', (engine) => {
     );
     const [row] = await db.select().from(project).where(eq(project.id, id));
     expect(row!.status).toBe('to_be_started');
+  });
+
+  it('the demo fleet gets a self-investment and a leasing project at its first registration, once', async () => {
+    const now = new Date('2026-03-10T04:00:00Z');
+    await registerDemoFleet(db, { sites: 5, seed: 1, now, historyDays: 40 });
+    const demo = await db.select().from(project).where(sql`${project.name} LIKE '%（演示）'`);
+    expect(demo.map((p) => [p.incomeMode, p.status]).sort()).toEqual([
+      ['leasing', 'in_operation'],
+      ['self_investment', 'in_operation'],
+    ]);
+    const platform = (await signIn(ctx.app)).token;
+    for (const p of demo) {
+      const detail = conforms(
+        projectDetailSchema,
+        (await api(calls.detail.path, { id: p.id }, 'zh', platform)).data,
+      );
+      // Bound from the first day of the written past (40 days before 2026-03-10, Shanghai time).
+      expect(detail.sites).toEqual([expect.objectContaining({ boundFrom: '2026-01-29', boundTo: null })]);
+      expect(detail.meters.length).toBeGreaterThan(0);
+      expect(detail.meters.every((m) => m.ctRatio === 40 && m.ptRatio === 1 && !m.readsSecondary)).toBe(true);
+      expect(detail.investors).toHaveLength(2);
+      expect(projectContractProblem({ ...detail, investors: detail.investors }, 'en')).toBeNull();
+      if (p.incomeMode === 'leasing') expect(detail.capacityKwh).toBeGreaterThan(0);
+      const devs = await db.select().from(device).where(eq(device.siteId, detail.sites[0]!.siteId));
+      expect(devs.every((d) => d.projectId === p.id)).toBe(true);
+      const history = await db.select().from(projectChange).where(eq(projectChange.projectId, p.id));
+      expect(history.map((h) => h.userName)).toEqual(history.map(() => '演示数据'));
+    }
+    await registerDemoFleet(db, { sites: 5, seed: 1, now, historyDays: 40 });
+    expect(await db.select().from(project).where(sql`${project.name} LIKE '%（演示）'`)).toHaveLength(2);
   });
 
   it('writes are in the operation log with the project as target', async () => {

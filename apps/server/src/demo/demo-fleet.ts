@@ -44,6 +44,7 @@ import { insertCompany } from '../modules/org/company-service';
 import { touToday } from '../modules/tou/tou-routes';
 import { TouService } from '../modules/tou/tou-service';
 import { type DemoSite, demoStartStates, planDemoHistory, writeDemoHistory } from './demo-history';
+import { seedDemoProjects } from './demo-projects';
 
 /** Demo companies by what they run (names are data, stored in Chinese like customer data). */
 const DEMO_COMPANIES = {
@@ -176,6 +177,13 @@ export async function registerDemoFleet(
     created,
     (options.now ?? new Date()).getTime() - (options.historyDays ?? 0) * 86_400_000,
   );
+  // Projects over the operators' first C&I sites, bound from where the written past starts.
+  if (created.length) {
+    await seedDemoProjects(
+      db,
+      (options.now ?? new Date()).getTime() - (options.historyDays ?? 0) * 86_400_000,
+    );
+  }
   return { fleet: fleet.filter((fs) => credentials.has(fs.gatewaySn)), credentials, sites };
 }
 

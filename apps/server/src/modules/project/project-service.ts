@@ -82,9 +82,10 @@ export interface ProjectInput {
   meters: { deviceId: number; ctRatio: number; ptRatio: number; readsSecondary: boolean }[];
 }
 
-/** Who acts (history rows). */
+/** Who acts (history rows): an employee, or the server itself (the demo) named by `name`. */
 export interface Actor {
-  employeeId: number;
+  employeeId: number | null;
+  name?: string;
 }
 
 /**
@@ -840,10 +841,10 @@ export class ProjectService {
     action: ProjectChangeAction,
     changes: ProjectChangeEntry[],
   ): Promise<void> {
-    const [who] = await tx
-      .select({ name: employee.name })
-      .from(employee)
-      .where(eq(employee.id, actor.employeeId));
+    const [who] =
+      actor.employeeId === null
+        ? [{ name: actor.name ?? null }]
+        : await tx.select({ name: employee.name }).from(employee).where(eq(employee.id, actor.employeeId));
     await tx.insert(projectChange).values({
       companyId: p.companyId,
       projectId: p.id,

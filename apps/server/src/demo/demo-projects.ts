@@ -1,0 +1,180 @@
+/**
+ * Demo projects (issue 17 item 1): at the demo fleet's registration, the two C&I operators of the
+ * demo each get one project over their first C&I site, with partner companies below them
+ * (investors, owner, construction party; names are data, stored in Chinese like the demo's
+ * other names):
+ *
+ *  - 华东储能运营有限公司 → "苏州工业园储能项目（演示）", self-investment: owner 20 %, two
+ *    investors 50 % and 30 %; maintenance 1,500 CNY/month and insurance 400 CNY/month shared by
+ *    the ratios; status in operation;
+ *  - 粤港澳综合能源服务有限公司 → "深圳科技园储能租赁项目（演示）", leasing: rent 12 CNY per kWh
+ *    of the site's installed capacity per month, paid by the owner to two investors 60 % / 40 %;
+ *    maintenance 1,000 CNY/month borne by the investors; status in operation.
+ *
+ * Each site's storage meter is recorded with CT 200/5 = 40 and PT 1 (a 400 V low-voltage meter
+ * needs no PT) and `readsSecondary` false: the simulated meters report primary-side energy (what
+ * the site exchanged), so bills take their readings × 1; an operator whose meter counts on the
+ * secondary side ticks it and the readings are multiplied by CT × PT = 40.
+ *
+ * The sites are bound from the first day of the written past (`boundFrom`), so revenue and bills
+ * have the whole history. Idempotent: a project whose name the company already has, or a site
+ * bound elsewhere, is left alone; nothing is seeded on later starts once the projects exist.
+ */
+import { localTimeOf } from '@ess/contract';
+import { and, asc, eq } from 'drizzle-orm';
+import type { Db } from '../core/db/database';
+import { company, device, project, projectSite, site } from '../core/db/schema';
+import { FleetSnapshot } from '../devices/fleet-snapshot';
+import { insertCompany } from '../modules/org/company-service';
+import { type ProjectInput, ProjectService } from '../modules/project/project-service';
+
+interface DemoProjectSpec {
+  /** The operator company (a demo company, by name). */
+  operator: string;
+  name: string;
+  address: string;
+  partners: { investors: [string, number][]; owner: string; construction: string };
+  contract: Pick<
+    ProjectInput,
+    | 'incomeMode'
+    | 'ownerSharePct'
+    | 'rentBasis'
+    | 'rentCny'
+    | 'maintenanceCnyPerMonth'
+    | 'insuranceCnyPerMonth'
+    | 'costBearer'
+    | 'contractYears'
+  >;
+}
+
+const SPECS: DemoProjectSpec[] = [
+  {
+    operator: '华东储能运营有限公司',
+    name: '苏州工业园储能项目（演示）',
+    address: '江苏省苏州市工业园区',
+    partners: {
+      investors: [
+        ['华东储能一号投资合伙企业（演示）', 50],
+        ['长三角绿色能源产业基金（演示）', 30],
+      ],
+      owner: '苏州精密制造有限公司（演示）',
+      construction: '江苏电力安装工程有限公司（演示）',
+    },
+    contract: {
+      incomeMode: 'self_investment',
+      ownerSharePct: 20,
+      rentBasis: null,
+      rentCny: null,
+      maintenanceCnyPerMonth: 1500,
+      insuranceCnyPerMonth: 400,
+      costBearer: 'shared',
+      contractYears: 10,
+    },
+  },
+  {
+    operator: '粤港澳综合能源服务有限公司',
+    name: '深圳科技园储能租赁项目（演示）',
+    address: '广东省深圳市南山区科技园',
+    partners: {
+      investors: [
+        ['粤港澳储能资产管理有限公司（演示）', 60],
+        ['南方新能源投资有限公司（演示）', 40],
+      ],
+      owner: '深圳智能电子有限公司（演示）',
+      construction: '广东能源建设工程有限公司（演示）',
+    },
+    contract: {
+      incomeMode: 'leasing',
+      ownerSharePct: null,
+      rentBasis: 'per_kwh_capacity',
+      rentCny: 12,
+      maintenanceCnyPerMonth: 1000,
+      insuranceCnyPerMonth: 0,
+      costBearer: 'investors',
+      contractYears: 8,
+    },
+  },
+];
+
+/** CT 200/5 A and no PT on a 400 V meter (module comment). */
+const DEMO_CT = 40;
+const DEMO_PT = 1;
+
+/**
+ * Seeds the demo projects (module comment) over the operators' first C&I site (`-C` codes);
+ * `pastStartMs`: the first instant of the written past, whose local date starts the bindings and
+ * the contracts.
+ */
+export async function seedDemoProjects(db: Db, pastStartMs: number): Promise<number[]> {
+  const service = new ProjectService(db, new FleetSnapshot(db));
+  const all = { all: true } as const;
+  const created: number[] = [];
+  for (const spec of SPECS) {
+    const [operator] = await db.select().from(company).where(eq(company.name, spec.operator));
+    if (!operator) continue;
+    const [exists] = await db
+      .select({ id: project.id })
+      .from(project)
+      .where(and(eq(project.companyId, operator.id), eq(project.name, spec.name)));
+    if (exists) continue;
+    const [s] = await db
+      .select()
+      .from(site)
+      .where(and(eq(site.companyId, operator.id), eq(site.isDemo, true)))
+      .orderBy(asc(site.id));
+    if (!s?.code.includes('-C')) continue;
+    const [bound] = await db.select().from(projectSite).where(eq(projectSite.siteId, s.id)).limit(1);
+    if (bound) continue;
+    const partner = async (name: string, type: string) => {
+      const [row] = await db.select({ id: company.id }).from(company).where(eq(company.name, name));
+      return row?.id ?? (await insertCompany(db, { name, type, parentId: operator.id })).id;
+    };
+    const investors = [];
+    for (const [name, ratioPct] of spec.partners.investors) {
+      investors.push({ companyId: await partner(name, 'investor'), ratioPct });
+    }
+    const meters = await db
+      .select({ id: device.id })
+      .from(device)
+      .where(and(eq(device.siteId, s.id), eq(device.type, 'meter')));
+    const capacity = await db
+      .select({ kwh: device.capacityKwh })
+      .from(device)
+      .where(and(eq(device.siteId, s.id), eq(device.type, 'bms')));
+    const capacityKwh = capacity.reduce((n, d) => n + (d.kwh ?? 0), 0) || null;
+    const start = localTimeOf(pastStartMs, s.timezone).date;
+    const { id } = await service.create(
+      all,
+      { employeeId: null, name: '演示数据' },
+      {
+        companyId: operator.id,
+        name: spec.name,
+        address: spec.address,
+        longitude: s.longitude,
+        latitude: s.latitude,
+        constructionCompanyId: await partner(spec.partners.construction, 'construction'),
+        agentCompanyId: null,
+        ownerCompanyId: await partner(spec.partners.owner, 'owner'),
+        contractStart: start,
+        ...spec.contract,
+        capacityKwh,
+        remark: null,
+        investors,
+        meters: meters.map((m) => ({
+          deviceId: m.id,
+          ctRatio: DEMO_CT,
+          ptRatio: DEMO_PT,
+          readsSecondary: false,
+        })),
+        siteIds: [s.id],
+        boundFrom: start,
+      },
+      'zh',
+    );
+    for (const status of ['under_construction', 'in_operation'] as const) {
+      await service.changeStatus(all, { employeeId: null, name: '演示数据' }, id, status, 'zh');
+    }
+    created.push(id);
+  }
+  return created;
+}
