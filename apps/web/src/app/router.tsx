@@ -7,6 +7,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useMemo } from 'react';
 import { Navigate, type RouteObject, useLocation, useRoutes } from 'react-router';
 import { AuthGuard } from '@/features/auth';
+import { BILL_PRINT_PATH } from '@/features/bill';
 import { queryClient } from '@/shared/api/query';
 import {
   type AppRoute,
@@ -29,6 +30,7 @@ const PcsScreen = lazy(() => import('@/features/bigscreen/pages/PcsScreen'));
 const BmsScreen = lazy(() => import('@/features/bigscreen/pages/BmsScreen'));
 const DhxxScreen = lazy(() => import('@/features/bigscreen/pages/DhxxScreen'));
 const SyfsysScreen = lazy(() => import('@/features/bigscreen/pages/SyfsysScreen'));
+const BillPrintPage = lazy(() => import('@/features/bill/pages/BillPrintPage'));
 const Frame = lazy(() => import('@/features/layout/Frame'));
 
 function Page({ children }: { children: ReactNode }) {
@@ -82,6 +84,8 @@ export function AppRoutes() {
       { path: BIG_SCREEN_PATHS.dhxx, element: <ScreenPage>{<DhxxScreen />}</ScreenPage> },
       { path: '/syfscreen', element: <RedirectWithQuery to={BIG_SCREEN_PATHS.syfsys} /> },
       { path: BIG_SCREEN_PATHS.syfsys, element: <ScreenPage>{<SyfsysScreen />}</ScreenPage> },
+      // A bill's printable A4 page (issue 17 item 5): outside the frame, a token is needed.
+      { path: BILL_PRINT_PATH, element: <ScreenPage>{<BillPrintPage />}</ScreenPage> },
       { element: <Page>{<Frame />}</Page>, children: frameChildren(frameRoutes) },
       { path: '*', element: <Navigate to={NOT_FOUND_PATH} replace /> },
     ],

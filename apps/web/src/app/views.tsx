@@ -31,6 +31,7 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'system/role/index': lazy(() => import('@/features/system/role/RoleListPage')),
   'system/log/index': lazy(() => import('@/features/system/log/OperationLogPage')),
   'system/job/index': lazy(() => import('@/features/job/pages/JobPage')),
+  'project/bill/index': lazy(() => import('@/features/bill/pages/BillPage')),
   'project/list/index': lazy(() => import('@/features/project/pages/ProjectListPage')),
   'project/detail/index': lazy(() => import('@/features/project/pages/ProjectDetailPage')),
   'strategy/timetariff/index': lazy(() => import('@/features/tou/pages/TimeTariffPage')),
