@@ -491,6 +491,26 @@ export const telemetryRollup = pgTable(
 );
 
 /**
+ * Hour and site-local day rollup buckets whose stored aggregate is behind their 15-minute ones
+ * (devices/rollup-derive.ts): written by a large ingest batch, which merges only its 15-minute
+ * buckets and leaves the hour and day ones to be derived from those later, in one pass for many
+ * batches. `bucket_end` (exclusive) is the next bucket's start: an hour later, or the next local
+ * midnight (23 or 25 h around a DST change). Claimed and deleted by the derivation, in the
+ * transaction that writes the derived rows, so a crash leaves them to the next pass.
+ */
+export const rollupDirty = pgTable(
+  'rollup_dirty',
+  {
+    deviceId: integer('device_id').notNull(),
+    /** 3600 or 86400 */
+    bucketS: integer('bucket_s').notNull(),
+    bucketStart: timestamp('bucket_start', { withTimezone: true }).notNull(),
+    bucketEnd: timestamp('bucket_end', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.bucketS, t.bucketStart] })],
+);
+
+/**
  * Latest value of every point per device, for instant reads. Merged as messages arrive: a newer
  * message overrides the points it carries; a late (older) one only fills points not yet known.
  */
