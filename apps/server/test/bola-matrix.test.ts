@@ -36,6 +36,7 @@ import type { Db } from '../src/core/db/database';
 import {
   alarm,
   alarmEvent,
+  bill,
   company,
   debugSession,
   department,
@@ -68,6 +69,7 @@ import {
   upgradeDevice,
   userAccount,
 } from '../src/core/db/schema';
+import { BillService } from '../src/modules/bill/bill-service';
 import { call, type Envelope, type SignedIn, signIn } from './support/client';
 import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
 import { createTestApp, engines, type TestContext } from './support/test-app';
@@ -129,6 +131,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
   let packageA: number;
   let batchA: number;
   let projectA: number;
+  let billA: number;
   const staff = {} as Record<Caller, Staff | 'admin'>;
   const sessions = {} as Record<Caller, SignedIn>;
   let n = 0;
@@ -366,6 +369,36 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .values({ companyId: A, projectId: row!.id, investorCompanyId: sub.investor, ratioPct: 60 });
     return row!.id;
   }
+  /**
+   * A bill of a project of A (a fresh one unless given): drafted for 2025-01 through the bill
+   * service as the monthly task would (the project has no sites: an empty bill), then settled
+   * when `state` is 'confirmed'.
+   */
+  async function addBill(projectId?: number, state: 'draft' | 'confirmed' = 'draft') {
+    const service = new BillService(db);
+    const out = await service.draft({ all: true }, projectId ?? (await addProject()), '2025-01', null, 'zh');
+    if (state === 'confirmed') await service.confirm({ all: true }, out.id, 'bola');
+    return out.id;
+  }
+  /** `bill/exportXlsx`: the xlsx on success (answered here as code 0), the envelope on a refusal. */
+  async function sendBillExport(body: Body, token: string | undefined): Promise<Envelope> {
+    const response = await ctx.app.inject({
+      method: 'POST',
+      url: endpoints.bill.exportXlsx.path,
+      payload: body as object,
+      headers: {
+        'content-type': 'application/json',
+        'accept-language': 'zh-CN,zh;q=0.9',
+        ...(token ? { 'x-token': token } : {}),
+      },
+    });
+    if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}: ${response.body}`);
+    if (String(response.headers['content-type']).includes('spreadsheetml')) {
+      expect(response.rawPayload.subarray(0, 2).toString()).toBe('PK');
+      return { code: 0, msg: '', data: null } as Envelope;
+    }
+    return response.json() as Envelope;
+  }
   /** The fields of a valid project of A for `project/save` and `project/update`. */
   const projectBody = () => ({
     name: fresh('project'),
@@ -468,6 +501,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       projectSites: await db.select().from(projectSite).where(inArray(projectSite.companyId, ids)),
       projectMeters: await db.select().from(projectMeter).where(inArray(projectMeter.companyId, ids)),
       projectChanges: await db.select().from(projectChange).where(inArray(projectChange.companyId, ids)),
+      bills: await db.select().from(bill).where(inArray(bill.companyId, ids)),
       menus: await db.select().from(menu),
     };
     // Each row serialised once, then sorted (serialising inside the comparator cost seconds).
@@ -823,6 +857,40 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         return { id, siteId };
       },
       b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    // Monthly bills (issue 17 item 5): A's bills; another company's answer 7062 (bill) / 7001 (project).
+    [endpoints.bill.pageList.path]: {
+      body: () => ({ pageSize: 500 }),
+      marker: () => `${M}-project-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.bill.detail.path]: {
+      body: () => ({ id: billA }),
+      b: code(ErrorCode.BILL_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.bill.draft.path]: {
+      body: async () => ({ projectId: await addProject(), month: '2025-02' }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.bill.confirm.path]: {
+      body: async () => ({ id: await addBill() }),
+      b: code(ErrorCode.BILL_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.bill.correct.path]: {
+      body: async () => ({ id: await addBill(undefined, 'confirmed'), reason: 'meter swap recorded late' }),
+      b: code(ErrorCode.BILL_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.bill.exportXlsx.path]: {
+      body: () => ({ id: billA }),
+      send: sendBillExport,
+      b: code(ErrorCode.BILL_NOT_FOUND),
       e: OK,
     },
 
@@ -1429,6 +1497,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     packageA = await addPackage('published', `${M}-fw-main`);
     batchA = await addBatch('running', 'waiting', `${M}-UP-main`);
     projectA = await addProject(`${M}-project-main`);
+    billA = await addBill(projectA);
 
     const everyHoldable = holdableMenus(await allMenus(db), false).map((m) => m.id);
     staff.owner = await addStaff(db, {
