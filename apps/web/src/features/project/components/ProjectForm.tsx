@@ -148,7 +148,6 @@ function FormBody({
   const investors = Form.useWatch('investors', form);
   const ownerShare = Form.useWatch('ownerSharePct', form);
   const siteIds = Form.useWatch('siteIds', form);
-  const meters = Form.useWatch('meters', form) ?? [];
 
   const partnerOptions = (kind: CompanyKind) =>
     (partners.data ?? []).filter((c) => c.type === kind).map((c) => ({ value: c.id, label: c.name }));
@@ -312,9 +311,9 @@ function FormBody({
             <SiteMap
               sites={points}
               statusLabels={{
-                online: t('project.detail.online'),
+                online: t('project.form.pickSites'),
                 offline: t('project.detail.offline'),
-                alarm: '',
+                alarm: t('project.detail.offline'),
               }}
               onSelect={pick}
               ariaLabel={t('project.form.pickHint')}
@@ -537,7 +536,10 @@ function FormBody({
           ) : (
             <div className="project-meters">
               {fields.map((f) => {
-                const m = meters[f.name];
+                // The row's SN and site are stored values without a field of their own: read from the store.
+                const m = form.getFieldValue(['meters', f.name]) as
+                  | ProjectFormValues['meters'][number]
+                  | undefined;
                 if (!m) return null;
                 return (
                   <div key={f.key} className="project-meter-row">

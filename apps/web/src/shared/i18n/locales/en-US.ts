@@ -2133,6 +2133,7 @@ const enUS: Resources = {
       lonRule: 'Longitude must be between -180 and 180',
       latRule: 'Latitude must be between -90 and 90',
       pickHint: 'Click a site on the map to use its coordinates',
+      pickSites: 'Sites',
       noPartner: 'None',
       investor: 'Investor company',
       investorRequired: 'Choose an investor',

@@ -2092,6 +2092,7 @@ const zhCN = {
       lonRule: '经度须在 -180 到 180 之间',
       latRule: '纬度须在 -90 到 90 之间',
       pickHint: '在地图上点击一个站点，使用它的经纬度',
+      pickSites: '可选站点',
       noPartner: '无',
       investor: '投资方公司',
       investorRequired: '请选择投资方',
