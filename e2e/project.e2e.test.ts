@@ -194,6 +194,8 @@ describe('projects', () => {
         expect(status).toBe(lang === 'zh' ? '建设中' : 'Under construction');
         await noOverflow(page, `detail ${lang} ${size}`);
         await screenshot(page, `project-detail-${lang}-${size}`);
+        await page.getByTestId('project-sites').scrollIntoViewIfNeeded();
+        await screenshot(page, `project-detail-sites-${lang}-${size}`);
         await context.close();
       });
     }

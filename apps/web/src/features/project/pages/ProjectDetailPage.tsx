@@ -291,7 +291,7 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
                 statusLabels={{
                   online: t('project.detail.online'),
                   offline: t('project.detail.offline'),
-                  alarm: t('project.detail.offline'),
+                  alarm: t('project.detail.alarm'),
                 }}
                 ariaLabel={t('project.detail.mapLabel', { count: points.length })}
                 loadFailedText={t('project.detail.mapFailed')}

@@ -2171,6 +2171,7 @@ const enUS: Resources = {
       bound: 'Bound',
       online: 'Online',
       offline: 'Offline',
+      alarm: 'Alarm',
       soc: 'SOC',
       power: 'Battery power',
       todayCharge: 'Charged today',

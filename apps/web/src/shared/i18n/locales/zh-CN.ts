@@ -2130,6 +2130,7 @@ const zhCN = {
       bound: '绑定中',
       online: '在线',
       offline: '离线',
+      alarm: '告警',
       soc: 'SOC',
       power: '电池功率',
       todayCharge: '今日充电',
