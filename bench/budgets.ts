@@ -19,8 +19,17 @@ export interface Measured {
   /** OTA runs (bench/ota.ts): the server's peak RSS (upload and batch), devices final of those in the batch. */
   otaPostgres?: OtaMeasured;
   otaPglite?: OtaMeasured;
+  /** Monthly bills (bench/bills.ts): projects drafted, the slower of the two draft runs, refusals. */
+  billsPglite?: BillsMeasured;
+  billsPostgres?: BillsMeasured;
   /** Sections that stopped with an error. */
   errors: Record<string, string>;
+}
+
+export interface BillsMeasured {
+  projects: number;
+  slowestMs: number;
+  failed: number;
 }
 
 export interface OtaMeasured {
@@ -215,6 +224,25 @@ export function checkBudgets(m: Measured): CheckRow[] {
           m,
         ),
       );
+    } else if (what.startsWith('monthly bills')) {
+      for (const [key, label] of [
+        ['billsPglite', 'PGlite'],
+        ['billsPostgres', 'PostgreSQL'],
+      ] as const) {
+        const b = m[key];
+        const all = b && b.projects >= 100 && b.failed === 0 ? b : undefined;
+        out.push(
+          row(
+            what,
+            `100 projects drafted ≤ 2 s on ${label}`,
+            all?.slowestMs,
+            (v) => v <= 2000,
+            (v) => `${v} ms`,
+            key,
+            m,
+          ),
+        );
+      }
     } else if (what.startsWith('OTA')) {
       const full = (o: OtaMeasured | undefined) =>
         o && o.devices >= OTA_BUDGET_DEVICES && o.packageMiB >= OTA_BUDGET_MIB ? o : undefined;

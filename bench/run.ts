@@ -2,7 +2,7 @@
  * `npm run bench [-- <section>…] [--check]`: prints the figures of design §6 (docs/architecture.md
  * "Budgets"). Sections: bundles, api, ingest (= ingest:embedded + ingest:external), storage,
  * live, history, ota (= ota:postgres + ota:pglite; BENCH_OTA_DB=postgres|pglite keeps one),
- * scheduler; all
+ * scheduler, bills; all
  * when none is named. With `--check` it ends with a table of budgets met and
  * missed and exits 1 when a measured budget is missed (or a section failed); it is not part of
  * `npm test`.
@@ -21,6 +21,7 @@ import { buildApp } from '../apps/server/src/app';
 import { loadConfig } from '../apps/server/src/core/config';
 import { openDatabase } from '../apps/server/src/core/db/database';
 import { benchScopedList, RATE, SATURATION_CONNECTIONS } from './api-throughput';
+import { BILL_PROJECTS, benchBills } from './bills';
 import { checkBudgets, failed, type Measured, printChecks } from './budgets';
 import { benchBundles } from './bundle-size';
 import {
@@ -263,6 +264,26 @@ async function scheduler(): Promise<void> {
   }
 }
 
+/** Monthly bills (bench/bills.ts): 100 projects' last month drafted, PGlite and PostgreSQL (budget ≤ 2 s). */
+async function bills(): Promise<void> {
+  const postgresUrl = await reachablePostgres();
+  console.log(
+    `\nMonthly bills: ${BILL_PROJECTS} projects in operation, each one site, one meter and July 2025's ToU periods, drafted by the bill-draft task's work (bench/bills.ts)  [${load()}]`,
+  );
+  for (const url of [undefined, postgresUrl]) {
+    const f = await benchBills(url);
+    console.log(
+      `  ${f.engine.padEnd(9)} ${f.projects} bills drafted in ${f.firstMs} ms, drafted again (recomputed in place) in ${f.againMs} ms — ${f.perProjectMs} ms per project; ${f.linesPerBill} lines per bill from ${f.periodRows} stored periods; ${f.failed} failed; budget ≤ 2000 ms: ${Math.max(f.firstMs, f.againMs) <= 2000 && f.failed === 0 ? 'met' : 'MISSED'}`,
+    );
+    const key = f.engine === 'postgres' ? 'billsPostgres' : 'billsPglite';
+    measured[key] = { projects: f.projects, slowestMs: Math.max(f.firstMs, f.againMs), failed: f.failed };
+    if (!postgresUrl) {
+      console.log('  (PostgreSQL not reachable: its figures were skipped)');
+      break;
+    }
+  }
+}
+
 /**
  * OTA on one engine, in a fresh process (bench/ota.ts `benchOtaIsolated`). The budget's RSS is
  * judged on PostgreSQL, where the figure is the server's own; on PGlite the database runs inside
@@ -346,6 +367,7 @@ const SECTIONS: Record<string, [keyof Measured | 'scheduler', () => Promise<void
   'ota:postgres': [['otaPostgres', () => otaOn('postgres')]],
   'ota:pglite': [['otaPglite', () => otaOn('pglite')]],
   scheduler: [['scheduler', scheduler]],
+  bills: [['billsPglite', bills]],
 };
 
 const args = process.argv.slice(2);
@@ -359,7 +381,7 @@ for (const n of named) {
 }
 const chosen = named.length
   ? named
-  : ['bundles', 'api', 'ingest', 'storage', 'live', 'history', 'ota', 'scheduler'];
+  : ['bundles', 'api', 'ingest', 'storage', 'live', 'history', 'ota', 'scheduler', 'bills'];
 for (const name of chosen) {
   for (const [key, run] of SECTIONS[name]!) {
     try {
