@@ -40,6 +40,7 @@ import { company, device, site, touScheme } from '../core/db/schema';
 import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
 import type { IngestPipeline } from '../devices/ingest';
 import { computeMissingTierDays } from '../devices/tier-energy';
+import { BillService } from '../modules/bill/bill-service';
 import { insertCompany } from '../modules/org/company-service';
 import { touToday } from '../modules/tou/tou-routes';
 import { TouService } from '../modules/tou/tou-service';
@@ -398,6 +399,9 @@ export async function startDemoFleet(
           signal: stopping.signal,
         });
         log.info(tiers, 'demo fleet: energy per tier of its past computed');
+        // ...then last month's bills of its projects (the bill-draft task would wait for the 1st).
+        const bills = await new BillService(db).draftAll(Date.now());
+        log.info(bills, 'demo fleet: last month’s bills of its projects drafted');
       }
     } catch (err) {
       if (!stopping.signal.aborted) log.error({ err }, 'demo fleet: writing its past failed');
