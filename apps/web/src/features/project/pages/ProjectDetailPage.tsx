@@ -332,14 +332,40 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
           scroll={{ x: 'max-content' }}
           locale={{ emptyText: t('project.form.noMeters') }}
           dataSource={p.meters}
+          {...(wide ? {} : { scroll: {}, tableLayout: 'fixed' as const })}
           columns={[
-            { key: 'sn', title: t('project.form.meterSn'), dataIndex: 'sn' },
-            { key: 'site', title: t('project.field.site'), dataIndex: 'siteName' },
-            { key: 'ct', title: t('project.form.ct'), align: 'right', dataIndex: 'ctRatio' },
-            { key: 'pt', title: t('project.form.pt'), align: 'right', dataIndex: 'ptRatio' },
+            {
+              key: 'sn',
+              title: t('project.form.meterSn'),
+              render: (_, m) =>
+                wide ? (
+                  m.sn
+                ) : (
+                  <span className="project-stack project-phone-cell">
+                    <span>{m.sn}</span>
+                    <span className="project-muted">{m.siteName}</span>
+                  </span>
+                ),
+            },
+            ...(wide ? [{ key: 'site', title: t('project.field.site'), dataIndex: 'siteName' }] : []),
+            {
+              key: 'ct',
+              title: t('project.form.ct'),
+              align: 'right' as const,
+              dataIndex: 'ctRatio',
+              width: wide ? undefined : 64,
+            },
+            {
+              key: 'pt',
+              title: t('project.form.pt'),
+              align: 'right' as const,
+              dataIndex: 'ptRatio',
+              width: wide ? undefined : 64,
+            },
             {
               key: 'secondary',
               title: t('project.form.secondary'),
+              width: wide ? undefined : 88,
               render: (_, m) => (m.readsSecondary ? `✓ ×${m.ctRatio * m.ptRatio}` : '—'),
             },
           ]}
@@ -472,7 +498,7 @@ function SitesTable({
         title: `${t('project.detail.boundFrom')} ~ ${t('project.detail.boundTo')}`,
         render: (_, s) => period(s),
       },
-      { key: 'live', title: t('project.detail.sites'), render: (_, s) => live(s) },
+      { key: 'live', title: t('project.detail.live'), render: (_, s) => live(s) },
       { key: 'actions', title: t('project.field.actions'), render: (_, s) => action(s) },
     ];
   }, [i18n.language, wide, canBind, p.id]);
@@ -591,7 +617,10 @@ function History({ projectId }: { projectId: number }) {
                 {h.changes.map((c, i) => (
                   // biome-ignore lint/suspicious/noArrayIndexKey: entries are fixed once written
                   <li key={i}>
-                    <span className="project-muted">{fieldLabel(c.field)}：</span>
+                    <span className="project-muted">
+                      {fieldLabel(c.field)}
+                      {lang === 'zh' ? '：' : ': '}
+                    </span>
                     {h.action !== 'create' && h.action !== 'bind' && (
                       <>
                         <span className="project-before">{historyValueText(c.field, c.before, lang)}</span>

@@ -2166,6 +2166,7 @@ const enUS: Resources = {
       mapFailed: 'The map could not be loaded',
       noLocation: 'Sites without coordinates are not on the map',
       sites: 'Bound sites and live figures',
+      live: 'Live figures',
       boundFrom: 'Bound from',
       boundTo: 'Unbound on',
       bound: 'Bound',

@@ -2125,6 +2125,7 @@ const zhCN = {
       mapFailed: '地图加载失败',
       noLocation: '未设置经纬度的站点不显示在地图上',
       sites: '绑定站点与实时数据',
+      live: '实时数据',
       boundFrom: '绑定开始',
       boundTo: '解绑日期',
       bound: '绑定中',
