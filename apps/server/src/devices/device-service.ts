@@ -223,6 +223,8 @@ export class DeviceService {
   async start(): Promise<void> {
     await this.directory.refresh();
     await this.tracker.start();
+    // Hour and day rollups a crash left behind their 15-minute ones (rollup-derive.ts).
+    this.ingest.scheduleDerive();
     const handlers = {
       telemetry: (sn: string, kind: 'telemetry' | 'event', payload: Buffer) =>
         this.ingest.accept(sn, kind, payload),

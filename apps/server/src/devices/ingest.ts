@@ -41,6 +41,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { isDataError, sqlErrorMessage, sqlState } from '../core/db/sql-errors';
 import type { DeviceDirectory, DirectoryEntry } from './device-directory';
+import { DERIVE_BATCH, deriveRollups } from './rollup-derive';
 import {
   type EventRow,
   type StoredEvent,
@@ -117,10 +118,26 @@ export interface IngestOptions {
   maxQueuedRows?: number;
   /** The clock (UTC ms) of the backfill window and clock-skew rules and of receive times; tests inject one. */
   now?: () => number;
+  /**
+   * Batches of at least this many rows merge only their 15-minute rollups and leave the hour and
+   * day ones to a derivation pass (telemetry-store.ts `deferDerived`, rollup-derive.ts); default
+   * {@link DEFER_DERIVED_ROWS}. Smaller batches (a fleet that is not busy) merge all three, so
+   * every rollup is current when the message is acknowledged.
+   */
+  deferDerivedRows?: number;
+  /** Longest wait between a deferred batch and the derivation pass that catches up (ms, default 2,000). */
+  deriveDelayMs?: number;
 }
 
 /** Default of {@link IngestOptions.lanes} on PostgreSQL: leaves most of the pool (10) to the API. */
 export const DEFAULT_LANES = 4;
+
+/**
+ * Default of {@link IngestOptions.deferDerivedRows}: 1,000 rows, some 170 messages of a C&I site
+ * (EMS and five devices) in one batch — a batch that formed while the previous one was written,
+ * i.e. a pipeline under load. Figures: docs/architecture.md "Telemetry store".
+ */
+export const DEFER_DERIVED_ROWS = 1_000;
 
 /** Whether `db` runs on PGlite (one connection: its transactions run one at a time). */
 function isPglite(db: Db): boolean {
@@ -164,6 +181,10 @@ export class IngestPipeline {
   private readonly maxBatchRows: number;
   private readonly maxQueuedRows: number;
   private readonly now: () => number;
+  private readonly deferDerivedRows: number;
+  private readonly deriveDelayMs: number;
+  private deriveTimer: NodeJS.Timeout | null = null;
+  private deriving: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -178,6 +199,39 @@ export class IngestPipeline {
     this.now = options.now ?? Date.now;
     const lanes = Math.max(1, Math.floor(options.lanes ?? (isPglite(db) ? 1 : DEFAULT_LANES)));
     this.lanes = Array.from({ length: lanes }, () => ({ queue: [], rows: 0, timer: null, flushing: null }));
+    this.deferDerivedRows = options.deferDerivedRows ?? DEFER_DERIVED_ROWS;
+    this.deriveDelayMs = options.deriveDelayMs ?? 2_000;
+  }
+
+  /**
+   * A derivation pass (rollup-derive.ts) within `deriveDelayMs`, unless one is due already: after
+   * each deferred batch, and at start (devices/device-service.ts) for what a crash left marked.
+   * The pass takes marked buckets until none is left; a failure (database away) is logged and the
+   * buckets stay marked for the next pass, which the next deferred batch schedules.
+   */
+  scheduleDerive(): void {
+    if (this.deriveTimer || this.closed) return;
+    this.deriveTimer = setTimeout(() => {
+      this.deriveTimer = null;
+      this.deriving ??= (async () => {
+        try {
+          while ((await deriveRollups(this.db)) >= DERIVE_BATCH && !this.closed);
+        } catch (err) {
+          this.log.warn({ err }, 'rollup derivation failed; the buckets stay marked for the next pass');
+        } finally {
+          this.deriving = null;
+        }
+      })();
+    }, this.deriveDelayMs);
+    this.deriveTimer.unref?.();
+  }
+
+  /** Runs a derivation pass now and resolves when no marked bucket is left (tests, close). */
+  async deriveNow(): Promise<void> {
+    if (this.deriveTimer) clearTimeout(this.deriveTimer);
+    this.deriveTimer = null;
+    await this.deriving;
+    while ((await deriveRollups(this.db)) >= DERIVE_BATCH);
   }
 
   /**
@@ -290,7 +344,8 @@ export class IngestPipeline {
   }
 
   /**
-   * Writes what is queued and stops taking new batches. While the database is away at shutdown
+   * Writes what is queued, derives the rollups deferred batches left (rollup-derive.ts), and
+   * stops taking new batches. While the database is away at shutdown
    * (failing, or not answering at all), writing gives up after `closeGraceMs` (default 5 s): what
    * is left was never acknowledged, so the broker delivers it again to the next instance or start.
    */
@@ -302,6 +357,14 @@ export class IngestPipeline {
           await (lane.flushing ?? this.flush(lane));
         }
       }),
+      // and the hour and day rollups of deferred batches derived (else the next start does it)
+    ).then(() =>
+      this.deriveNow().catch((err: unknown) =>
+        this.log.warn(
+          { err },
+          'rollup derivation at close failed; the buckets stay marked for the next start',
+        ),
+      ),
     );
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => {
@@ -321,6 +384,8 @@ export class IngestPipeline {
       clearTimeout(timer);
     }
     this.closed = true;
+    if (this.deriveTimer) clearTimeout(this.deriveTimer);
+    this.deriveTimer = null;
     for (const w of this.spaceWaiters.splice(0)) w();
   }
 
@@ -508,7 +573,9 @@ export class IngestPipeline {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await storeBatch(this.db, rows, events, seen);
+        const deferDerived = rows.length >= this.deferDerivedRows;
+        const result = await storeBatch(this.db, rows, events, seen, { deferDerived });
+        if (deferDerived) this.scheduleDerive();
         this.stats.flushes++;
         this.stats.storedRows += result.insertedRows;
         this.stats.duplicateRows += batch.reduce((n, p) => n + p.rows.length, 0) - result.insertedRows;

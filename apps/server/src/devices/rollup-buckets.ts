@@ -147,3 +147,36 @@ export function aggregateBuckets(rows: readonly BucketInput[]): BucketAggregate[
       x.start - y.start,
   );
 }
+
+/** An hour or site-local day bucket of a device, [start, end) in UTC ms. */
+export interface DerivedBucketKey {
+  deviceId: number;
+  bucketS: 3600 | 86400;
+  start: number;
+  end: number;
+}
+
+/**
+ * The hour and site-local day buckets that `rows` fall in (devices/rollup-derive.ts derives them
+ * from the 15-minute ones), sorted by device, bucket size and start (the table's key order). A
+ * day ends at the next local midnight: 23 or 25 h after its start around a DST change.
+ */
+export function derivedBucketKeys(rows: readonly BucketInput[]): DerivedBucketKey[] {
+  const keys = new Map<string, DerivedBucketKey>();
+  for (const r of rows) {
+    const hour = Math.floor(r.ts / HOUR_MS) * HOUR_MS;
+    const hk = `${r.deviceId}|3600|${hour}`;
+    if (!keys.has(hk))
+      keys.set(hk, { deviceId: r.deviceId, bucketS: 3600, start: hour, end: hour + HOUR_MS });
+    const day = localDayStart(r.ts, r.timezone);
+    const dk = `${r.deviceId}|86400|${day}`;
+    if (!keys.has(dk)) {
+      // The next local day starts 23–25 h later; 30 h on is inside it whatever the DST change.
+      const end = localDayStart(day + 30 * HOUR_MS, r.timezone);
+      keys.set(dk, { deviceId: r.deviceId, bucketS: 86400, start: day, end });
+    }
+  }
+  return [...keys.values()].sort(
+    (x, y) => x.deviceId - y.deviceId || x.bucketS - y.bucketS || x.start - y.start,
+  );
+}

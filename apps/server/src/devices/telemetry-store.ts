@@ -7,7 +7,10 @@
  *    1 h and site-local 1 day buckets: aggregated here per (device, bucket, point) — the batch's
  *    15-minute aggregates first, the hour and day ones derived from those (rollup-buckets.ts) —
  *    then merged with what is stored (count/sum/min/max/first/last), so late and out-of-order
- *    data keep the rollups exact;
+ *    data keep the rollups exact. With `deferDerived` (large batches under load) only the
+ *    15-minute buckets are merged and the batch's hour and day buckets are marked in
+ *    `rollup_dirty`, in this transaction; devices/rollup-derive.ts recomputes them from the
+ *    15-minute ones later, once for many batches;
  * 3. `device_latest` merged per device (newer values win, older ones only fill gaps);
  * 4. alarm events (idempotent on gateway + message id + index) and the alarms they raise or
  *    clear (alarm-lifecycle.ts); an alarm raised by an event of a gateway's past (`history`,
@@ -41,7 +44,7 @@ export type EventRow = LifecycleEventRow & { history?: true };
 /** An event once stored, with its id. */
 export type StoredEvent = LifecycleEvent & { history?: true };
 
-import { aggregateBuckets } from './rollup-buckets';
+import { aggregateBuckets, derivedBucketKeys } from './rollup-buckets';
 
 export interface TelemetryRow {
   deviceId: number;
@@ -60,12 +63,22 @@ export interface BatchResult {
   events: StoredEvent[];
 }
 
+export interface StoreOptions {
+  /**
+   * Merge only the 15-minute rollups and mark the batch's hour and day buckets in `rollup_dirty`
+   * for devices/rollup-derive.ts to derive later (module comment, step 2). The ingest asks for it
+   * on large batches; the default merges all three at once.
+   */
+  deferDerived?: boolean;
+}
+
 /** Stores one batch; see the module comment. Rows must be unique per (deviceId, ts). */
 export async function storeBatch(
   db: Db,
   rows: TelemetryRow[],
   events: EventRow[],
   seenGateways: Map<number, number>,
+  options: StoreOptions = {},
 ): Promise<BatchResult> {
   // One order for every statement (device, then time; rollups by their key): two transactions
   // that write the same devices (two instances sharing a broker subscription) take their row
@@ -102,7 +115,7 @@ export async function storeBatch(
         );
         fresh = sorted.filter((r) => keys.has(`${r.deviceId}/${r.ts}`));
       }
-      const rollups = aggregateRollups(fresh);
+      const rollups = aggregateRollups(fresh, options.deferDerived === true);
       if (rollups.d.length > 0) {
         await tx.execute(sql`
           INSERT INTO telemetry_rollup AS r
@@ -125,6 +138,18 @@ export async function storeBatch(
             first_ts = LEAST(r.first_ts, EXCLUDED.first_ts),
             last_value = CASE WHEN EXCLUDED.last_ts >= r.last_ts THEN EXCLUDED.last_value ELSE r.last_value END,
             last_ts = GREATEST(r.last_ts, EXCLUDED.last_ts)`);
+      }
+      if (options.deferDerived && fresh.length > 0) {
+        // DO UPDATE rather than DO NOTHING: it locks the key until this batch commits, so a
+        // derivation that claims keys (SKIP LOCKED) cannot claim it and miss this batch's quarters.
+        const keys = derivedBucketKeys(fresh);
+        await tx.execute(sql`
+          INSERT INTO rollup_dirty AS k (device_id, bucket_s, bucket_start, bucket_end)
+          SELECT d, b, to_timestamp(s / 1000.0), to_timestamp(e / 1000.0)
+          FROM unnest(${intArray(keys.map((k) => k.deviceId))}::int[], ${intArray(keys.map((k) => k.bucketS))}::int[],
+                      ${floatArray(keys.map((k) => k.start))}::float8[], ${floatArray(keys.map((k) => k.end))}::float8[])
+               AS x(d, b, s, e)
+          ON CONFLICT (device_id, bucket_s, bucket_start) DO UPDATE SET bucket_end = EXCLUDED.bucket_end`);
       }
 
       const latest = JSON.stringify(mergeLatest(sorted));
@@ -255,7 +280,7 @@ interface RollupColumns {
  * The batch's contribution to every rollup bucket (rollup-buckets.ts `aggregateBuckets`),
  * aggregated here so that the database only merges one row per (device, bucket, point).
  */
-function aggregateRollups(rows: TelemetryRow[]): RollupColumns {
+function aggregateRollups(rows: TelemetryRow[], quartersOnly: boolean): RollupColumns {
   const out: RollupColumns = {
     d: [],
     b: [],
@@ -271,6 +296,7 @@ function aggregateRollups(rows: TelemetryRow[]): RollupColumns {
     lv: [],
   };
   for (const a of aggregateBuckets(rows)) {
+    if (quartersOnly && a.bucketS !== 900) continue;
     out.d.push(a.deviceId);
     out.b.push(a.bucketS);
     out.s.push(a.start);
