@@ -1234,7 +1234,10 @@ export const project = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('project_company_name_uq').on(t.companyId, t.name), index('project_company_idx').on(t.companyId)],
+  (t) => [
+    uniqueIndex('project_company_name_uq').on(t.companyId, t.name),
+    index('project_company_idx').on(t.companyId),
+  ],
 );
 
 /** An investor of a project (company.type investor) and its ratio, percent with two decimals. */
@@ -1327,7 +1330,10 @@ export const projectChange = pgTable(
       .notNull()
       .references(() => project.id, { onDelete: 'cascade' }),
     action: text('action').notNull(),
-    changes: jsonb('changes').$type<{ field: string; before: unknown; after: unknown }[]>().notNull().default([]),
+    changes: jsonb('changes')
+      .$type<{ field: string; before: unknown; after: unknown }[]>()
+      .notNull()
+      .default([]),
     employeeId: integer('employee_id').references(() => employee.id, { onDelete: 'set null' }),
     userName: text('user_name'),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
