@@ -31,6 +31,7 @@ import {
   type FleetSite,
   type RunningFleet,
   startFleet,
+  TARIFF_OF_CITY,
   withoutCredentials,
 } from '@ess/simulator';
 import { and, eq, inArray } from 'drizzle-orm';
@@ -39,6 +40,7 @@ import type { Db } from '../core/db/database';
 import { company, device, site, touScheme } from '../core/db/schema';
 import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
 import type { IngestPipeline } from '../devices/ingest';
+import { writeTariffVersions } from '../devices/tariff-history';
 import { computeMissingTierDays } from '../devices/tier-energy';
 import { BillService } from '../modules/bill/bill-service';
 import { insertCompany } from '../modules/org/company-service';
@@ -206,7 +208,10 @@ async function assignDemoSchemes(
   const today = touToday();
   for (const { fs, siteId, companyId } of created) {
     const template = TOU_TEMPLATES.find((t) => t.id === fs.touTemplateId);
-    if (!template) continue;
+    if (!template) {
+      await regionalTariff(db, fs, siteId, pastStartMs, today);
+      continue;
+    }
     const name = `${template.region.zh}分时电价套利（演示）`;
     const [existing] = await db
       .select({ id: touScheme.id })
@@ -238,6 +243,36 @@ async function assignDemoSchemes(
       createdBy: null,
     });
   }
+}
+
+/**
+ * A site that runs its EMS's built-in strategy (no ToU scheme of ours) is still billed at its
+ * region's tariff (`TARIFF_OF_CITY`, the one its built-in strategy follows): a tariff version
+ * without a scheme, from the start of its written past, so revenue statistics value its energy.
+ */
+async function regionalTariff(db: Db, fs: FleetSite, siteId: number, pastStartMs: number, today: string) {
+  const template = TOU_TEMPLATES.find((t) => t.id === TARIFF_OF_CITY[fs.siteCode.slice(0, 3)]);
+  if (!template) return;
+  await db.transaction((tx) =>
+    writeTariffVersions(tx, {
+      siteIds: [siteId],
+      scheme: {
+        id: null,
+        name: `${template.region.zh}分时电价（演示）`,
+        version: 1,
+        document: schemeFromTemplate(template, {
+          year: Number(today.slice(0, 4)),
+          powerKw: fs.ratedPowerKw,
+          socMinPct: 10,
+          socMaxPct: 95,
+          lang: 'zh',
+        }),
+        twoPart: null,
+      },
+      effectiveFrom: localTimeOf(pastStartMs, fs.timezone).date,
+      createdBy: null,
+    }),
+  );
 }
 
 /** Where and how the demo fleet runs. */

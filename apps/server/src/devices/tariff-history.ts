@@ -67,7 +67,8 @@ export async function writeTariffVersions(
   input: {
     siteIds: readonly number[];
     scheme: {
-      id: number;
+      /** null: prices without a scheme (the demo's regional tariff of a site running its own strategy). */
+      id: number | null;
       name: string;
       version: number;
       document: TouSchemeDocument;

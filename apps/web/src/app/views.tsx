@@ -34,6 +34,7 @@ export const VIEW_REGISTRY: Record<string, View> = {
   'project/bill/index': lazy(() => import('@/features/bill/pages/BillPage')),
   'project/list/index': lazy(() => import('@/features/project/pages/ProjectListPage')),
   'project/detail/index': lazy(() => import('@/features/project/pages/ProjectDetailPage')),
+  'project/revenue/index': lazy(() => import('@/features/revenue/pages/RevenuePage')),
   'strategy/timetariff/index': lazy(() => import('@/features/tou/pages/TimeTariffPage')),
   'strategy/chargestrategy/index': lazy(() => import('@/features/tou/pages/ChargeStrategyPage')),
   'monitor/realtime/index': lazy(() => import('@/features/monitor-data/RealtimePage')),

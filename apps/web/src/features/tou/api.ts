@@ -16,6 +16,7 @@ import {
   type TouSchemeDetail,
   type TouSchemeDocument,
   type TouSchemeRow,
+  type TwoPartTariff,
   touEndpoints,
 } from '@ess/contract';
 import { request } from '@/shared/api/client';
@@ -41,8 +42,9 @@ export function fetchScheme(id: number): Promise<TouSchemeDetail> {
 export function createScheme(
   name: string,
   document: TouSchemeDocument,
+  twoPart: TwoPartTariff | null = null,
 ): Promise<EndpointResponse<typeof touEndpoints.save>> {
-  return request(touEndpoints.save, { name, document }, { errorText: 'server' });
+  return request(touEndpoints.save, { name, document, twoPart }, { errorText: 'server' });
 }
 
 /**
@@ -54,8 +56,22 @@ export function updateScheme(
   version: number,
   name: string,
   document: TouSchemeDocument,
+  /** Two-part charge (absent: unchanged) and the site-local date the prices apply from (absent: today). */
+  billing: { twoPart?: TwoPartTariff | null; effectiveFrom?: string | null } = {},
 ): Promise<EndpointResponse<typeof touEndpoints.update>> {
-  return request(touEndpoints.update, { id, version, name, document }, { errorText: 'server' });
+  const { twoPart, effectiveFrom } = billing;
+  return request(
+    touEndpoints.update,
+    {
+      id,
+      version,
+      name,
+      document,
+      ...(twoPart !== undefined ? { twoPart } : {}),
+      ...(effectiveFrom ? { effectiveFrom } : {}),
+    },
+    { errorText: 'server' },
+  );
 }
 
 /** `tou/delete`. Errors: 3090, 3092 still assigned to sites. */
@@ -64,8 +80,8 @@ export function deleteScheme(id: number): Promise<unknown> {
 }
 
 /** `tou/assign`: the scheme's sites become exactly `siteIds` (and it is sent to them). */
-export function assignSites(id: number, siteIds: number[]): Promise<unknown> {
-  return request(touEndpoints.assign, { id, siteIds });
+export function assignSites(id: number, siteIds: number[], effectiveFrom?: string | null): Promise<unknown> {
+  return request(touEndpoints.assign, { id, siteIds, ...(effectiveFrom ? { effectiveFrom } : {}) });
 }
 
 /** `tou/pushStatus`: delivery of the scheme to each assigned site's EMS. */

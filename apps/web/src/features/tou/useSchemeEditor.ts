@@ -14,6 +14,7 @@ import {
   type TouSchemeDetail,
   type TouSchemeDocument,
   type TouSchemeRow,
+  type TwoPartTariff,
   validateScheme,
 } from '@ess/contract';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -37,6 +38,8 @@ export interface Draft {
   version: number | null;
   name: string;
   document: TouSchemeDocument;
+  /** Two-part (basic) charge entered with the scheme; null: single-part (issue 17 item 2). */
+  twoPart: TwoPartTariff | null;
 }
 
 export interface SchemeEditor {
@@ -59,6 +62,14 @@ export interface SchemeEditor {
   update: (change: (doc: TouSchemeDocument) => TouSchemeDocument) => void;
   /** Set the working copy's name (the new scheme's, or after a rename). */
   setName: (name: string) => void;
+  /** Set the working copy's two-part charge. */
+  setTwoPart: (twoPart: TwoPartTariff | null) => void;
+  /**
+   * Site-local date (`YYYY-MM-DD`) the next save's prices (and the next site assignment) apply
+   * from; null: each site's today (tariff history, issue 17 item 2).
+   */
+  effectiveFrom: string | null;
+  setEffectiveFrom: (date: string | null) => void;
   /** Validate and save; resolves true when stored. */
   save: () => Promise<boolean>;
   /** Drop the working copy and read the stored scheme again. */
@@ -72,7 +83,13 @@ export interface SchemeEditor {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function draftOf(detail: TouSchemeDetail): Draft {
-  return { id: detail.id, version: detail.version, name: detail.name, document: detail.document };
+  return {
+    id: detail.id,
+    version: detail.version,
+    name: detail.name,
+    document: detail.document,
+    twoPart: detail.twoPart ?? null,
+  };
 }
 
 /** The editor state; one per screen. */
@@ -118,7 +135,11 @@ export function useSchemeEditor(): SchemeEditor {
   }, [detail, base]);
 
   const dirty =
-    draft !== null && (base === null || !same(draft.document, base.document) || draft.name !== base.name);
+    draft !== null &&
+    (base === null ||
+      !same(draft.document, base.document) ||
+      draft.name !== base.name ||
+      !same(draft.twoPart, base.twoPart));
 
   const today = todayIso();
   const issues = useMemo(() => (draft ? validateScheme(draft.document, { today }) : []), [draft, today]);
@@ -150,7 +171,7 @@ export function useSchemeEditor(): SchemeEditor {
       setSelectedId(null);
       setBase(null);
       setStale(false);
-      setDraft({ id: null, version: null, name, document });
+      setDraft({ id: null, version: null, name, document, twoPart: null });
       return true;
     },
     [confirmDiscard, setSelectedId],
@@ -161,6 +182,11 @@ export function useSchemeEditor(): SchemeEditor {
   }, []);
 
   const setName = useCallback((name: string) => setDraft((d) => (d ? { ...d, name } : d)), []);
+  const setTwoPart = useCallback(
+    (twoPart: TwoPartTariff | null) => setDraft((d) => (d ? { ...d, twoPart } : d)),
+    [],
+  );
+  const [effectiveFrom, setEffectiveFrom] = useState<string | null>(null);
 
   const save = useCallback(async () => {
     if (!draft) return false;
@@ -171,13 +197,16 @@ export function useSchemeEditor(): SchemeEditor {
     setSaving(true);
     try {
       if (draft.id === null) {
-        const answer = await createScheme(draft.name, draft.document);
+        const answer = await createScheme(draft.name, draft.document, draft.twoPart);
         await queryClient.invalidateQueries({ queryKey: touKeys.list('') });
         setBase(null);
         setDraft(null);
         setSelectedId(answer.id);
       } else {
-        const answer = await updateScheme(draft.id, draft.version ?? 1, draft.name, draft.document);
+        const answer = await updateScheme(draft.id, draft.version ?? 1, draft.name, draft.document, {
+          twoPart: draft.twoPart,
+          effectiveFrom,
+        });
         const saved = { ...draft, version: answer.version };
         setBase(saved);
         setDraft(saved);
@@ -191,7 +220,7 @@ export function useSchemeEditor(): SchemeEditor {
     } finally {
       setSaving(false);
     }
-  }, [draft, issues, queryClient, setSelectedId, t]);
+  }, [draft, issues, queryClient, setSelectedId, t, effectiveFrom]);
 
   const reload = useCallback(() => {
     setBase(null);
@@ -237,6 +266,9 @@ export function useSchemeEditor(): SchemeEditor {
     select,
     startNew,
     update,
+    setTwoPart,
+    effectiveFrom,
+    setEffectiveFrom,
     setName,
     save,
     reload,

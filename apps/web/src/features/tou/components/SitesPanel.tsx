@@ -31,6 +31,7 @@ import {
   Badge,
   Button,
   type ButtonProps,
+  DatePicker,
   Empty,
   Grid,
   Modal,
@@ -40,6 +41,7 @@ import {
   Tooltip,
   Transfer,
 } from 'antd';
+import dayjs from 'dayjs';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
@@ -97,10 +99,12 @@ function AssignDialog({
   const queryClient = useQueryClient();
   const sites = useQuery({ queryKey: touKeys.sites, queryFn: fetchAllSites, enabled: open });
   const [target, setTarget] = useState<string[] | null>(null);
+  /** Site-local date newly assigned sites are billed at this scheme from (null: their today). */
+  const [effectiveFrom, setEffectiveFrom] = useState<string | null>(null);
   const keys = target ?? scheme.sites.map((s) => String(s.siteId));
 
   const save = useMutation({
-    mutationFn: () => assignSites(scheme.id, keys.map(Number)),
+    mutationFn: () => assignSites(scheme.id, keys.map(Number), effectiveFrom),
     onSuccess: () => {
       showSuccess(t('tou.sites.assignedDone'));
       void queryClient.invalidateQueries({ queryKey: touKeys.all });
@@ -145,6 +149,16 @@ function AssignDialog({
           disabled={sites.isLoading}
           data-testid="assign-transfer"
         />
+        <div className="tou-inline-field tou-assign-from">
+          <span>{t('tou.billing.effectiveFrom')}</span>
+          <DatePicker
+            data-testid="assign-effective-from"
+            value={effectiveFrom ? dayjs(effectiveFrom) : null}
+            onChange={(d) => setEffectiveFrom(d ? d.format('YYYY-MM-DD') : null)}
+            placeholder={t('tou.billing.today')}
+            format="YYYY-MM-DD"
+          />
+        </div>
       </div>
     </Modal>
   );

@@ -13,6 +13,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { useDayjsLocale } from '@/shared/i18n/dayjs';
+import { BillingTab } from '../components/BillingTab';
 import { CalendarTab } from '../components/CalendarTab';
 import { DailyPlansTab } from '../components/DailyPlansTab';
 import { ExceptionsTab } from '../components/ExceptionsTab';
@@ -24,7 +25,7 @@ import { indexIssues, issuesAt } from '../model';
 import { useSchemeEditor } from '../useSchemeEditor';
 import '../tou.css';
 
-type TabKey = 'daily' | 'weekly' | 'yearly' | 'exceptions' | 'calendar';
+type TabKey = 'daily' | 'weekly' | 'yearly' | 'exceptions' | 'calendar' | 'billing';
 
 const TAB_OF_KIND: Record<string, TabKey> = {
   dailyPlans: 'daily',
@@ -151,6 +152,11 @@ export default function TimeTariffPage() {
                 key: 'calendar',
                 label: tabLabel('calendar'),
                 children: <CalendarTab doc={draft.document} />,
+              },
+              {
+                key: 'billing',
+                label: tabLabel('billing'),
+                children: <BillingTab editor={editor} editable={editable} />,
               },
             ]}
           />
