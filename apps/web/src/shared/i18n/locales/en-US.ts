@@ -737,7 +737,8 @@ const enUS: Resources = {
       perKvaMonth: 'CNY/kVA·month',
       transformerKva: 'Transformer capacity',
       effectiveFrom: 'Prices apply from',
-      effectiveFromHint: 'When the scheme is saved and sites are assigned, prices apply from this date; empty: each site’s today',
+      effectiveFromHint:
+        'When the scheme is saved and sites are assigned, prices apply from this date; empty: each site’s today',
       today: 'Today (site-local)',
       required: 'Please fill in',
     },

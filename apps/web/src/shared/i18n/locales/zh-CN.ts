@@ -774,7 +774,14 @@ const zhCN = {
       weeklyNone: '不使用（无周计划时按默认日计划）',
       hint: '优先级：例外日 > 年计划 > 默认周计划 > 默认日计划',
     },
-    tabs: { daily: '日计划', weekly: '周计划', yearly: '年计划', exceptions: '例外日', calendar: '日历', billing: '计费' },
+    tabs: {
+      daily: '日计划',
+      weekly: '周计划',
+      yearly: '年计划',
+      exceptions: '例外日',
+      calendar: '日历',
+      billing: '计费',
+    },
     daily: {
       add: '新增日计划',
       defaultName: '日计划 {{n}}',
