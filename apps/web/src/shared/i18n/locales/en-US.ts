@@ -2251,7 +2251,8 @@ const enUS: Resources = {
     seriesTitle: { day: 'Per ToU period', month: 'Per day', year: 'Per month' },
     summary:
       '{{from}} to {{to}} (site-local dates), {{sites}} site(s), usable capacity {{capacity}} kWh; previous period {{previous}}. Revenue = Σ discharged × price − Σ charged × price per ToU period (storage meter readings × CT × PT)',
-    sources: '{{power}} period(s) lacked a meter reading and were computed from 15-minute power; {{none}} period(s) had no data',
+    sources:
+      '{{power}} period(s) lacked a meter reading and were computed from 15-minute power; {{none}} period(s) had no data',
     unpriced: '{{kwh}} kWh fell on days without a tariff and are not valued',
   },
 };
