@@ -799,6 +799,20 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       b: code(ErrorCode.NO_PERMISSION),
       e: code(ErrorCode.NO_PERMISSION),
     },
+    // Revenue statistics (issue 17 item 4): A's sites among the targets; A's site's figures 3036
+    // to another company (its project 7001, its company 6000 — the same scope rule).
+    [endpoints.revenue.targets.path]: {
+      body: () => ({}),
+      marker: () => `${M}-site-main`,
+      a: SEES,
+      b: HIDDEN,
+      e: SEES,
+    },
+    [endpoints.revenue.stat.path]: {
+      body: () => ({ scope: 'site', id: siteA, granularity: 'month', period: '2026-06' }),
+      b: code(ErrorCode.SITE_NOT_FOUND),
+      e: OK,
+    },
     // Projects (issue 17 item 1): A's rows; another company's answer 7001 (its company 6000).
     [endpoints.project.pageList.path]: {
       body: () => ({ pageSize: 500 }),
