@@ -114,11 +114,16 @@ export function endedMonths(today: string, count: number): string[] {
   return out;
 }
 
-/** A `[from, to)` local date range as shown: '2025-07-01 – 2025-07-31' (the day before `to`). */
-export function dateRange(from: string, to: string): string {
+/** The last local date of a `[from, to)` range: the day before `to`. */
+export function lastDay(to: string): string {
   const last = new Date(`${to}T00:00:00Z`);
   last.setUTCDate(last.getUTCDate() - 1);
-  const end = last.toISOString().slice(0, 10);
+  return last.toISOString().slice(0, 10);
+}
+
+/** A `[from, to)` local date range as shown: '2025-07-01 – 2025-07-31' (the day before `to`). */
+export function dateRange(from: string, to: string): string {
+  const end = lastDay(to);
   return from === end ? from : `${from} – ${end}`;
 }
 

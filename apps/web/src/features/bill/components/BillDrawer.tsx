@@ -111,7 +111,7 @@ export function BillDrawer({
     <Drawer
       open
       title={title}
-      width={wide ? 1180 : '100%'}
+      width={wide ? Math.min(1360, window.innerWidth - 24) : '100%'}
       onClose={onClose}
       destroyOnHidden
       className="bill-drawer"

@@ -123,16 +123,22 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
   const doc = bill.document;
   const zoneOf = (siteId: number) => doc.sites.find((s) => s.siteId === siteId)?.timeZone ?? 'UTC';
   const rows: Row[] = doc.lines.map((l, index) => ({ ...l, index }));
-  const registers = (l: BillLine, way: 'import' | 'export') => {
-    const start = way === 'import' ? l.importStartKwh : l.exportStartKwh;
-    const end = way === 'import' ? l.importEndKwh : l.exportEndKwh;
-    if (start === null && end === null) {
+  /** The registers read at the line's bounds, or the count of periods to expand. */
+  const registers = (l: BillLine) => {
+    if (l.importStartKwh === null && l.exportStartKwh === null) {
       const n = l.periods?.length ?? 0;
-      return <span className="bill-muted">{t('bill.period.count', { count: n })}</span>;
+      return <span className="bill-muted bill-nowrap">{t('bill.period.count', { count: n })}</span>;
     }
     return (
-      <span className="bill-num bill-nowrap">
-        {formatKwh(start, lang)} → {formatKwh(end, lang)}
+      <span className="bill-stack bill-num">
+        <span>
+          {t('bill.period.chargeShort')} {formatKwh(l.importStartKwh, lang)} →{' '}
+          {formatKwh(l.importEndKwh, lang)}
+        </span>
+        <span>
+          {t('bill.period.dischargeShort')} {formatKwh(l.exportStartKwh, lang)} →{' '}
+          {formatKwh(l.exportEndKwh, lang)}
+        </span>
       </span>
     );
   };
@@ -153,8 +159,7 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
       render: (_, l) => <span className="bill-nowrap">{dateRange(l.from, l.to)}</span>,
     },
     { key: 'tier', title: t('bill.field.tier'), render: (_, l) => BILL_TIER_LABELS[l.tier][lang] },
-    { key: 'imp', title: t('bill.field.importRegisters'), render: (_, l) => registers(l, 'import') },
-    { key: 'exp', title: t('bill.field.exportRegisters'), render: (_, l) => registers(l, 'export') },
+    { key: 'registers', title: t('bill.field.registers'), render: (_, l) => registers(l) },
     {
       key: 'mult',
       title: t('bill.field.multiplier'),
@@ -232,23 +237,23 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
       summary={() =>
         rows.length === 0 ? null : (
           <Table.Summary.Row className="bill-sum-row">
-            <Table.Summary.Cell index={0} colSpan={7}>
+            <Table.Summary.Cell index={0} colSpan={6}>
               {t('bill.sum')}
             </Table.Summary.Cell>
-            <Table.Summary.Cell index={7} align="right">
+            <Table.Summary.Cell index={6} align="right">
               <span className="bill-num">{formatKwh(doc.totals.chargedKwh, lang)}</span>
             </Table.Summary.Cell>
-            <Table.Summary.Cell index={8} align="right">
+            <Table.Summary.Cell index={7} align="right">
               <span className="bill-num">{formatKwh(doc.totals.dischargedKwh, lang)}</span>
             </Table.Summary.Cell>
-            <Table.Summary.Cell index={9} />
-            <Table.Summary.Cell index={10} align="right">
+            <Table.Summary.Cell index={8} />
+            <Table.Summary.Cell index={9} align="right">
               <span className="bill-num">{formatCny(doc.totals.costCny, lang)}</span>
             </Table.Summary.Cell>
-            <Table.Summary.Cell index={11} align="right">
+            <Table.Summary.Cell index={10} align="right">
               <span className="bill-num">{formatCny(doc.totals.valueCny, lang)}</span>
             </Table.Summary.Cell>
-            <Table.Summary.Cell index={12} colSpan={2} />
+            <Table.Summary.Cell index={11} colSpan={2} />
           </Table.Summary.Row>
         )
       }

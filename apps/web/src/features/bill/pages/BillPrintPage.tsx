@@ -22,7 +22,7 @@ import { useSearchParams } from 'react-router';
 import { formatDateTime } from '@/shared/format';
 import { changeLang, currentLang } from '@/shared/i18n';
 import { billKeys, fetchBill } from '../api';
-import { billStateLabel, dateRange, formatCny, formatKwh, isRollupLine } from '../model';
+import { billStateLabel, dateRange, formatCny, formatKwh, isRollupLine, lastDay } from '../model';
 import '../bill.css';
 
 export default function BillPrintPage() {
@@ -59,10 +59,20 @@ export default function BillPrintPage() {
       : isRollupLine(l)
         ? t('bill.source.rollup')
         : t('bill.source.register');
-  const registers = (start: number | null, end: number | null, periods: number) =>
-    start === null && end === null
-      ? t('bill.period.count', { count: periods })
-      : `${formatKwh(start, lang)} → ${formatKwh(end, lang)}`;
+  const registers = (l: (typeof doc.lines)[number]) =>
+    l.importStartKwh === null && l.exportStartKwh === null ? (
+      t('bill.period.count', { count: l.periods?.length ?? 0 })
+    ) : (
+      <>
+        {t('bill.period.chargeShort')} {formatKwh(l.importStartKwh, lang)} → {formatKwh(l.importEndKwh, lang)}
+        <br />
+        {t('bill.period.dischargeShort')} {formatKwh(l.exportStartKwh, lang)} →{' '}
+        {formatKwh(l.exportEndKwh, lang)}
+      </>
+    );
+  const metersOf = (siteId: number) => [
+    ...new Set(doc.lines.filter((l) => l.siteId === siteId).map((l) => l.meterSn)),
+  ];
 
   return (
     <div className="bill-print" data-testid="bill-print">
@@ -120,6 +130,12 @@ export default function BillPrintPage() {
                       hours: formatKwh(s.monthHours, lang),
                       billed: formatKwh(s.billedHours, lang),
                     })}
+                    {metersOf(s.siteId).length > 0 && (
+                      <span className="mono">
+                        {' '}
+                        · {t('bill.printPage.meters', { meters: metersOf(s.siteId).join(', ') })}
+                      </span>
+                    )}
                   </div>
                 ))}
               </td>
@@ -143,11 +159,10 @@ export default function BillPrintPage() {
         <table className="bill-print__table">
           <thead>
             <tr>
-              <th>{t('bill.field.meter')}</th>
+              <th>{t('bill.printPage.meter')}</th>
               <th>{t('bill.field.dates')}</th>
               <th>{t('bill.field.tier')}</th>
-              <th>{t('bill.field.importRegisters')}</th>
-              <th>{t('bill.field.exportRegisters')}</th>
+              <th>{t('bill.field.registers')}</th>
               <th className="num">{t('bill.field.multiplier')}</th>
               <th className="num">{t('bill.field.chargedKwh')}</th>
               <th className="num">{t('bill.field.dischargedKwh')}</th>
@@ -160,7 +175,7 @@ export default function BillPrintPage() {
           <tbody>
             {doc.lines.length === 0 && (
               <tr>
-                <td colSpan={12}>{t('bill.noLines')}</td>
+                <td colSpan={11}>{t('bill.noLines')}</td>
               </tr>
             )}
             {doc.lines.map((l, i) => (
@@ -168,28 +183,32 @@ export default function BillPrintPage() {
                 key={`${l.meterId}-${l.from}-${l.tier}-${l.priceCnyPerKwh}`}
                 data-testid={`bill-print-line-${i}`}
               >
-                <td>
-                  {siteName(l.siteId)}
-                  <br />
-                  <span className="mono">{l.meterSn}</span>
+                <td className="mono">{l.meterSn}</td>
+                <td className="nowrap">
+                  {l.from === lastDay(l.to) ? (
+                    l.from
+                  ) : (
+                    <>
+                      {l.from}
+                      <br />– {lastDay(l.to)}
+                    </>
+                  )}
                 </td>
-                <td>{dateRange(l.from, l.to)}</td>
-                <td>{BILL_TIER_LABELS[l.tier][lang]}</td>
-                <td>{registers(l.importStartKwh, l.importEndKwh, l.periods?.length ?? 0)}</td>
-                <td>{registers(l.exportStartKwh, l.exportEndKwh, l.periods?.length ?? 0)}</td>
+                <td className="nowrap">{BILL_TIER_LABELS[l.tier][lang]}</td>
+                <td className="nowrap">{registers(l)}</td>
                 <td className="num">×{formatKwh(l.multiplier, lang)}</td>
                 <td className="num">{formatKwh(l.chargedKwh, lang)}</td>
                 <td className="num">{formatKwh(l.dischargedKwh, lang)}</td>
                 <td className="num">{formatKwh(l.priceCnyPerKwh, lang)}</td>
                 <td className="num">{formatCny(l.costCny, lang)}</td>
                 <td className="num">{formatCny(l.valueCny, lang)}</td>
-                <td>{sourceText(l)}</td>
+                <td className="nowrap">{sourceText(l)}</td>
               </tr>
             ))}
           </tbody>
           <tfoot>
             <tr>
-              <td colSpan={6}>{t('bill.sum')}</td>
+              <td colSpan={5}>{t('bill.sum')}</td>
               <td className="num">{formatKwh(doc.totals.chargedKwh, lang)}</td>
               <td className="num">{formatKwh(doc.totals.dischargedKwh, lang)}</td>
               <td />

@@ -1,0 +1,270 @@
+/**
+ * Issue 17 item 5 in the browser: an operator checks, settles, exports and prints a monthly bill
+ * at /project/bill. The demo fleet comes with projects in operation (demo-projects.ts) whose past
+ * is written and priced per ToU period at start (here 2 days of it: global-setup's
+ * DEMO_HISTORY_DAYS), after which the demo drafts last month's bills. The test bills the month
+ * holding the demo's written past ("draft now" through the API until the stored periods are in:
+ * on the 1st or 2nd of a month that is last month, otherwise the month so far), then in the
+ * browser (Asia/Shanghai):
+ *  - the list shows the draft; its detail shows the lines, and a line's expanded periods show
+ *    (end − start register) × multiplier = kWh with the registers of the stored periods — the test
+ *    re-adds them itself and compares with the line's kWh and the check tag ("一致");
+ *  - settle (确认结算): the state becomes 已结算; a second settle from a page that still shows the
+ *    draft is refused with the zh text "电费已结算" (7060), and the API answers 7060 too;
+ *  - export xlsx: the download arrives, named bill-<project>-<month>-v1.xlsx, and holds the
+ *    project's name and the net benefit;
+ *  - the print page opens in a tab of its own: A4 sheet, net benefit as on the detail, a
+ *    signature line per party plus the operator;
+ *  - pictures zh/en at 1440 and 390 px (list, detail, print page) in .tmp/screenshots, looked at;
+ *    no horizontal overflow of the list at 390 px.
+ */
+import {
+  type BillDetail,
+  ErrorCode,
+  endpoints,
+  errorMessage,
+  type Page as ListPage,
+  localTimeOf,
+  type ProjectRow,
+} from '@ess/contract';
+import ExcelJS from 'exceljs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import {
+  ADMIN,
+  type ApiSession,
+  api,
+  apiSignIn,
+  DESKTOP,
+  MOBILE,
+  openSignedIn,
+  screenshot,
+  toast,
+} from './support/app';
+import { launchBrowser, newPage } from './support/browser';
+
+const ZONE = 'Asia/Shanghai';
+/** The demo's past and its ToU periods are written in the background after the server answers. */
+const DATA_WAIT_MS = 180_000;
+
+let browser: Browser;
+let session: ApiSession;
+let target: ProjectRow;
+let month = '';
+let bill: BillDetail;
+
+const call = <T>(path: string, body: object, lang: 'zh-CN' | 'en-US' = 'zh-CN') =>
+  api<T>(
+    path,
+    { userInfo: { userId: session.userId, companyId: session.companyId }, ...body },
+    { token: session.token, lang },
+  );
+
+/** zh-CN numbers as the console shows kWh and registers (≤ 3 decimals, grouped). */
+const kwhText = (v: number) => new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 3 }).format(v);
+const cnyText = (v: number) =>
+  new Intl.NumberFormat('zh-CN', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(v);
+
+/** Nothing wider than the window (the list's phone rows wrap). */
+async function noOverflow(page: Page, name: string): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
+  expect.soft(scrollWidth, `${name}: wider than the window`).toBeLessThanOrEqual(innerWidth);
+}
+
+async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page
+    .locator('.ant-select-dropdown:visible .ant-select-item-option')
+    .filter({ hasText: label })
+    .first()
+    .click();
+}
+
+/** Opens /project/bill filtered to the target project and month. */
+async function openList(page: Page, lang: 'zh' | 'en'): Promise<void> {
+  await openSignedIn(page, '/project/bill', { lang });
+  await page.getByTestId('bill-page').waitFor();
+  await chooseOption(page, 'bill-filter-project', target.name);
+  await page.getByTestId(`bill-state-${bill.id}`).waitFor();
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  session = await apiSignIn(ADMIN.account, ADMIN.password);
+  // A demo project in operation with a bound site, the self-investment one first.
+  const projects = await call<ListPage<ProjectRow>>(endpoints.project.pageList.path, {
+    pageNum: 1,
+    pageSize: 100,
+  });
+  expect(projects.code, projects.msg).toBe(0);
+  const demo = projects.data.list
+    .filter((p) => p.status === 'in_operation' && p.siteCount > 0 && p.name.includes('演示'))
+    .sort((a, b) =>
+      a.incomeMode === b.incomeMode ? a.id - b.id : a.incomeMode === 'self_investment' ? -1 : 1,
+    );
+  expect(demo.length, 'the demo fleet has a project in operation').toBeGreaterThan(0);
+  target = demo[0]!;
+  // The month holding the demo's written past (yesterday, site time).
+  month = localTimeOf(Date.now() - 30 * 3_600_000, ZONE).date.slice(0, 7);
+  // Draft now until the stored periods are in (the demo writes and prices its past in the background).
+  const deadline = Date.now() + DATA_WAIT_MS;
+  for (;;) {
+    const drafted = await call<{ id: number }>(endpoints.bill.draft.path, { projectId: target.id, month });
+    expect(drafted.code, drafted.msg).toBe(0);
+    const detail = await call<BillDetail>(endpoints.bill.detail.path, { id: drafted.data.id });
+    expect(detail.code, detail.msg).toBe(0);
+    bill = detail.data;
+    if (bill.document.lines.some((l) => (l.periods?.length ?? 0) > 0 && l.dischargedKwh + l.chargedKwh > 0))
+      break;
+    if (Date.now() > deadline)
+      throw new Error(`no priced periods for ${target.name} ${month} within ${DATA_WAIT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 3_000));
+  }
+}, DATA_WAIT_MS + 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('monthly bills', () => {
+  it('a line checks against its readings; settled once (a second settle: 电费已结算); exported; printed', async () => {
+    const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
+    onTestFailed(() => screenshot(page, 'bill-failed'));
+    await openList(page, 'zh');
+    expect(await page.getByTestId(`bill-state-${bill.id}`).getAttribute('data-state')).toBe('draft');
+    await expect
+      .poll(() => page.getByTestId(`bill-net-${bill.id}`).innerText())
+      .toBe(cnyText(bill.netBenefitCny));
+    await screenshot(page, 'bill-zh-1440');
+
+    // A second page that still shows the draft (for the second settle below).
+    const stale = await context.newPage();
+    await stale.goto('/project/bill');
+    await stale.getByTestId('bill-page').waitFor();
+    await stale.getByTestId(`bill-confirm-${bill.id}`).waitFor();
+
+    // The detail: a line re-added from its periods' registers.
+    await page.getByTestId(`bill-detail-${bill.id}`).click();
+    await page.getByTestId('bill-lines').waitFor();
+    const index = bill.document.lines.findIndex(
+      (l) => (l.periods?.length ?? 0) > 0 && l.dischargedKwh + l.chargedKwh > 0,
+    );
+    const line = bill.document.lines[index]!;
+    const row = page.locator(`[data-testid="bill-lines"] tr[data-row-key="${index}"]`);
+    await expect.poll(() => row.innerText()).toContain(kwhText(line.chargedKwh));
+    expect(await row.innerText()).toContain(kwhText(line.dischargedKwh));
+    expect(await row.innerText()).toContain(`×${kwhText(line.multiplier)}`);
+    expect(await page.getByTestId(`bill-line-check-${index}`).getAttribute('data-agrees')).toBe('true');
+    expect(await page.getByTestId(`bill-line-check-${index}`).innerText()).toBe('一致');
+    // Expand it: each register period reads (end − start) × multiplier = kWh.
+    await row.locator('.ant-table-row-expand-icon').click();
+    const periods = page.getByTestId(`bill-periods-${index}`);
+    await periods.waitFor();
+    const shown = await periods.innerText();
+    let charged = 0;
+    let discharged = 0;
+    for (const p of line.periods!) {
+      charged += p.chargedKwh;
+      discharged += p.dischargedKwh;
+      if (p.source !== 'registers') continue;
+      // the reading difference × multiplier is the period's energy (to the Wh)
+      expect(
+        Math.abs((p.dischargeEnd! - p.dischargeStart!) * line.multiplier - p.dischargedKwh),
+      ).toBeLessThan(0.002);
+      expect(Math.abs((p.chargeEnd! - p.chargeStart!) * line.multiplier - p.chargedKwh)).toBeLessThan(0.002);
+    }
+    const first =
+      line.periods!.find((p) => p.source === 'registers' && p.dischargedKwh > 0) ?? line.periods![0]!;
+    if (first.source === 'registers') {
+      expect(shown).toContain(
+        `(${kwhText(first.dischargeEnd!)} − ${kwhText(first.dischargeStart!)}) × ${kwhText(line.multiplier)} = ${kwhText(first.dischargedKwh)} kWh`,
+      );
+    }
+    expect(Math.abs(charged - line.chargedKwh)).toBeLessThan(0.002);
+    expect(Math.abs(discharged - line.dischargedKwh)).toBeLessThan(0.002);
+    // The amount is kWh × price to the fen.
+    expect(line.valueCny).toBeCloseTo(Math.round(line.dischargedKwh * line.priceCnyPerKwh * 100) / 100, 2);
+    expect(await page.getByTestId('bill-total-net').innerText()).toBe(
+      cnyText(bill.document.totals.netBenefitCny),
+    );
+    await screenshot(page, 'bill-detail-zh-1440');
+
+    // Export: the download arrives and holds the bill.
+    const downloading = page.waitForEvent('download');
+    await page.getByTestId('bill-drawer-export').click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(`bill-${target.id}-${month}-v${bill.version}.xlsx`);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile((await download.path())!);
+    const cells = workbook.worksheets[0]!.getSheetValues().flat().map(String).join('|');
+    expect(cells).toContain(target.name);
+
+    // Settle.
+    await page.getByTestId('bill-drawer-confirm').click();
+    await page.getByTestId('bill-drawer-confirm-ok').click();
+    await expect
+      .poll(() => page.getByTestId('bill-drawer-state').getAttribute('data-state'))
+      .toBe('confirmed');
+    expect(await page.getByTestId('bill-drawer-state').innerText()).toBe('已结算');
+    await expect.poll(() => page.locator('[data-testid="bill-drawer-confirm"]').count()).toBe(0);
+
+    // A second settle from the page that still shows the draft: 电费已结算.
+    await stale.getByTestId(`bill-confirm-${bill.id}`).click();
+    await stale.getByTestId(`bill-confirm-ok-${bill.id}`).click();
+    await toast(stale, '电费已结算').waitFor();
+    await expect
+      .poll(() => stale.getByTestId(`bill-state-${bill.id}`).getAttribute('data-state'))
+      .toBe('confirmed');
+    const again = await call(endpoints.bill.confirm.path, { id: bill.id });
+    expect(again.code).toBe(ErrorCode.SETTLEMENT_ALREADY_DONE);
+    expect(again.msg).toBe(errorMessage(ErrorCode.SETTLEMENT_ALREADY_DONE, 'zh'));
+    expect(again.msg).toBe('电费已结算');
+    await stale.close();
+
+    // The print page in a tab of its own.
+    const opening = context.waitForEvent('page');
+    await page.getByTestId('bill-drawer-print').click();
+    const print = await opening;
+    await print.getByTestId('bill-print-sheet').waitFor();
+    expect(await print.getByTestId('bill-print-sheet').getAttribute('data-state')).toBe('confirmed');
+    expect(await print.getByTestId('bill-print-net').innerText()).toBe(
+      cnyText(bill.document.totals.netBenefitCny),
+    );
+    expect(await print.getByTestId('bill-print-sign').count()).toBe(bill.document.parties.length + 1);
+    expect(await print.locator('h1').innerText()).toBe('电费结算单');
+    await screenshot(print, 'bill-print-zh-1440');
+    await print.emulateMedia({ media: 'print' });
+    expect(await print.getByTestId('bill-print-button').isVisible()).toBe(false);
+    await print.close();
+    await context.close();
+  });
+
+  for (const lang of ['zh', 'en'] as const) {
+    it(`pictures in ${lang} at 1440 and 390 px`, async () => {
+      for (const [size, viewport] of [
+        ['1440', DESKTOP],
+        ['390', MOBILE],
+      ] as const) {
+        const { page, context } = await newPage(browser, viewport, { timezoneId: ZONE });
+        onTestFailed(() => screenshot(page, `bill-${lang}-${size}-failed`));
+        await openList(page, lang);
+        if (size === '390') await noOverflow(page, `bill list ${lang} 390`);
+        await screenshot(page, `bill-${lang}-${size}`);
+        await page.getByTestId(`bill-detail-${bill.id}`).click();
+        await page.getByTestId('bill-lines').waitFor();
+        await screenshot(page, `bill-detail-${lang}-${size}`);
+        const print = await context.newPage();
+        await print.goto(`/project/bill/print?id=${bill.id}`);
+        await print.getByTestId('bill-print-sheet').waitFor();
+        expect(await print.locator('h1').innerText()).toBe(
+          lang === 'zh' ? '电费结算单' : 'Monthly electricity bill',
+        );
+        await screenshot(print, `bill-print-${lang}-${size}`);
+        await context.close();
+      }
+    });
+  }
+});
