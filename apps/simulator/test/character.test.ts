@@ -79,6 +79,37 @@ describe('the fleet differs site by site', () => {
   });
 });
 
+describe('a tariff strategy on a site with PV', () => {
+  it('is planned for the site’s own battery, and sells in the evening peak what anti-backflow held back at midday', () => {
+    // SZX-C007: two cabinets (≈ 430 kWh), 160 kW, SOC 15–100 %, 380 kWp PV over a ~115 kW load.
+    // Its Jul–Sep plan sells in 10–12 and 15–17 (sharp first), when PV covers the load, so
+    // anti-backflow lets nothing out there; the battery stayed full and the site never cycled.
+    const szx = fleet.find((s) => s.siteCode === 'SZX-C007')!;
+    expect(szx.pvKwp).toBeGreaterThan(300);
+    const start = Date.UTC(2026, 7, 21, 16); // 2026-08-22 00:00 Asia/Shanghai
+    let state = historyStart(szx, 1, start);
+    // The 12–14 window stores 2 h × 160 kW × 0.95 = 304 kWh: a ceiling in % of the real battery
+    // (not of a two-hour 320 kWh one, where it would be the 100 % ceiling).
+    const august = state.params.builtInPlans![7]!;
+    const window = august.periods.find((p) => p.start === '12:00')!;
+    expect(window.action).toBe('charge');
+    expect(window.socMaxPct).toBeCloseTo(15 + (304 / state.params.capacityKwh) * 100, 0);
+    state = historyAdvance(state, 96); // the first day
+    const sold = new Map<number, number>(); // kWh discharged by local hour
+    let midday = 0;
+    for (let k = 0; k < 96; k++) {
+      const r = step(state, HISTORY_STEP_S, state.timeMs + HISTORY_STEP_S * 1000);
+      const h = Math.floor(localTime('Asia/Shanghai', state.timeMs).minuteOfDay / 60);
+      if (h === 11 && r.flows.pvKw > r.flows.loadKw) midday++;
+      sold.set(h, (sold.get(h) ?? 0) + Math.max(r.flows.pcsKw, 0) / 4);
+      state = r.state;
+    }
+    expect(midday).toBe(4); // PV above the load all through the sharp 11–12
+    expect((sold.get(11) ?? 0) + (sold.get(15) ?? 0) + (sold.get(16) ?? 0)).toBe(0);
+    expect((sold.get(17) ?? 0) + (sold.get(18) ?? 0)).toBeGreaterThan(50);
+  });
+});
+
 describe('alarms of the demo', () => {
   it('a hot afternoon at full power raises the PCS over-temperature warning once and clears it, without a trip', () => {
     const hot = { janMeanC: 10, julMeanC: 35, dailyRangeC: 10, rhMeanPct: 60 };

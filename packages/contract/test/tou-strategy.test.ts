@@ -91,7 +91,10 @@ describe('price-aware strategy', () => {
     const withWear = { ...battery, degradationCostCnyPerKwh: 0.35 };
     const c = compareStrategies(julyTariff(), withWear);
     expect(actionAt(c.priceAware.periods, '15:00').action).toBe('idle');
-    expect(actionAt(c.priceAware.periods, '18:00').action).toBe('idle');
+    // No second cycle: the evening peak only sells what the battery holds beyond the plan (its
+    // floor is the empty battery the sharp hours leave), which in the preview is nothing.
+    expect(actionAt(c.priceAware.periods, '18:00')).toMatchObject({ action: 'discharge', socMinPct: 0 });
+    expect(c.priceAware.preview.perPeriod.find((p) => p.start === '18:00')!.dischargedKwh).toBeCloseTo(0, 6);
     // Wear 900 × 0.35 = 315.00 on both: price-aware 937.12 − 315 = 622.12, time order 692.77 − 315 = 377.77.
     expect(c.priceAware.preview.degradationCny).toBe(315);
     expect(c.priceAware.preview.netCny).toBe(622.12);
@@ -168,6 +171,43 @@ describe('price-aware strategy', () => {
         });
         expect(c.gainCny, `${t.id} ${season.name.en}`).toBeGreaterThanOrEqual(0);
       }
+    }
+  });
+
+  it('sells in the later peak hours what the battery holds beyond the plan, down to what sharp still needs', () => {
+    // Shenzhen Jul–Sep: 00–08 off-peak, 10–11 peak, 11–12 sharp, 12–14 shoulder, 14–15 peak,
+    // 15–17 sharp, 17–19 peak. Sharp first: the 14–15 and 17–19 peaks get no planned energy, but
+    // a discharge the site could not make in 15–17 (anti-backflow under PV, a demand limit) must
+    // still find a buyer before the next window, else the battery stays full and never cycles.
+    const shenzhen = TOU_TEMPLATES.find((t) => t.id === 'CN-SZ-2025-02-10kV-101-3000kVA')!;
+    const season = shenzhen.seasons.find((x) => x.months.includes(8))!;
+    const periods = season.periods.map(({ start, end, tier }) => ({
+      start,
+      end,
+      tier,
+      priceCnyPerKwh: shenzhen.prices[tier]!,
+      action: 'idle' as const,
+      powerKw: 0,
+      socMinPct: 15,
+      socMaxPct: 100,
+    }));
+    const szx = {
+      capacityKwh: 430,
+      ratedPowerKw: 160,
+      roundTripEfficiencyPct: 90,
+      socMinPct: 15,
+      socMaxPct: 100,
+    };
+    const plan = priceAwareStrategy(periods, szx);
+    const ceiling = actionAt(plan, '12:00');
+    expect(ceiling.action).toBe('charge');
+    // 14–15 keeps what 15–17 needs: its floor is the window's ceiling, so as planned it sells nothing.
+    expect(actionAt(plan, '14:00')).toMatchObject({ action: 'discharge', socMinPct: ceiling.socMaxPct });
+    expect(actionAt(plan, '17:00')).toMatchObject({ action: 'discharge', socMinPct: 15 });
+    expect(actionAt(plan, '19:00').action).toBe('idle');
+    const r = previewArbitrage({ key: 1, name: 'x', periods: plan }, szx);
+    for (const start of ['14:00', '17:00']) {
+      expect(r.perPeriod.find((p) => p.start === start)!.dischargedKwh).toBeCloseTo(0, 1);
     }
   });
 

@@ -64,12 +64,15 @@ export function defaultDailyPlan(ratedKw: number, socFloorPct: number, socCeilin
 /**
  * The built-in daily plan of each month (index 0 = January) of a site with equipment `profile`
  * running `strategy` (undefined: the default plan every month), or null for self-consumption,
- * which follows the power flows instead ({@link selfConsumptionSetpointKw}). Throws on an
- * unknown template id.
+ * which follows the power flows instead ({@link selfConsumptionSetpointKw}). A tariff strategy's
+ * SOC limits are computed for the site's own battery: `capacityKwh` (the energy its SOC is a
+ * share of, kWh) and the round-trip efficiency of its PCS (`efficiency` each way), not for the
+ * template's assumed two-hour battery. Throws on an unknown template id.
  */
 export function builtInPlans(
   strategy: SiteStrategy | undefined,
-  profile: Pick<EquipmentProfile, 'ratedPowerKw' | 'socFloorPct' | 'socCeilingPct'>,
+  profile: Pick<EquipmentProfile, 'ratedPowerKw' | 'socFloorPct' | 'socCeilingPct' | 'efficiency'>,
+  capacityKwh: number,
 ): DailyPlan[] | null {
   if (!strategy) {
     const plan = defaultDailyPlan(profile.ratedPowerKw, profile.socFloorPct, profile.socCeilingPct);
@@ -101,7 +104,13 @@ export function builtInPlans(
   }
   const template = TOU_TEMPLATES.find((t) => t.id === strategy.templateId);
   if (!template) throw new RangeError(`unknown tariff template ${strategy.templateId}`);
-  const scheme = schemeFromTemplate(template, { ...strategy, year: 2000, lang: 'en' });
+  const scheme = schemeFromTemplate(template, {
+    ...strategy,
+    capacityKwh,
+    roundTripEfficiencyPct: profile.efficiency * profile.efficiency * 100,
+    year: 2000,
+    lang: 'en',
+  });
   return Array.from({ length: 12 }, (_, m) => {
     const season = template.seasons.findIndex((s) => s.months.includes(m + 1));
     return scheme.dailyPlans[Math.max(0, season)]!;

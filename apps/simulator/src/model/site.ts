@@ -351,12 +351,13 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     sensor[i] = clamp(0.3 * r.normal(), -0.8, 0.8);
   }
   const household = spec.profile === 'household_10kwh';
+  const capacityKwh = (nominalEnergyKwh(profile) * sohPct) / 100;
   const params: SiteParams = {
     spec,
     profile,
     load: opts.load,
     sohPct,
-    capacityKwh: (nominalEnergyKwh(profile) * sohPct) / 100,
+    capacityKwh,
     cellCapOffset: capOff,
     cellSocOffsetPct: socOff,
     cellResFactor: resF,
@@ -369,7 +370,7 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     placeSeed: deriveSeed(opts.seed, `place/${spec.weatherKey ?? spec.siteCode}`),
     daySeed: deriveSeed(opts.seed, `${spec.siteCode}/days`),
     phaseUnbalance: [0.004 * r.normal(), 0.004 * r.normal(), 0.004 * r.normal()],
-    builtInPlans: builtInPlans(spec.strategy, profile),
+    builtInPlans: builtInPlans(spec.strategy, profile, capacityKwh),
   };
 
   const lt = localTime(spec.timezone, opts.startTimeMs);

@@ -30,7 +30,13 @@
  * - the plan: a charging period charges at the setpoint with its SOC ceiling at the level the
  *   plan expects at its end; a discharging period discharges at the setpoint with its SOC floor
  *   at the level the later periods of its segment still need (the floor is what keeps energy
- *   back for sharp). Other periods idle. Limits are rounded to 0.1 % (ceilings up, floors up).
+ *   back for sharp). A period of a discharge tier that gets no planned energy discharges too,
+ *   with the same floor, when selling there pays against the next window's dearest bought kWh
+ *   (price − that price ÷ η > degradation cost) and the plan does not expect a full battery
+ *   there: as planned it moves nothing (the battery is at its floor), but energy held beyond the
+ *   plan — a discharge that anti-backflow held back while PV covered the load, a demand limit, a
+ *   larger battery — is sold instead of filling the battery so that its windows buy nothing.
+ *   Other periods idle. Limits are rounded to 0.1 % (ceilings up, floors up).
  *
  * Limits respected: power setpoint ≤ PCS rating; energy per period ≤ setpoint × hours and, in
  * total per cycle, ≤ what the SOC window holds. A plan still being filled in (a period without
@@ -256,6 +262,24 @@ export function priceAwareStrategy(periods: readonly TouPeriod[], battery: Strat
     stored[i] = level;
   }
   const pctOf = (kwh: number) => battery.socMinPct + (kwh / capacity) * 100;
+  // Energy held beyond the plan (a discharge that anti-backflow, a demand limit or a fault held
+  // back, a battery larger than assumed) is carried into the next window that buys, where it saves
+  // that window's dearest kWh: selling it in a dear period pays when price − that price ÷ η >
+  // degradation. Without this a missed discharge is never sold: the battery stays full, its
+  // windows buy nothing, and the site stops cycling.
+  const buys = (i: number) => best!.charged[i]! > EPS;
+  const carryPrice = (i: number): number => {
+    let k = (i + 1) % n;
+    for (let step = 0; step < n && !buys(k); step++) k = (k + 1) % n;
+    const window = windows.find((w) => w.includes(k)) ?? [k];
+    return Math.max(...window.filter(buys).map((j) => slots[j]!.price));
+  };
+  const floorOf = (i: number) => Math.max(ceil1(pctOf(stored[i]!)), battery.socMinPct);
+  // (not where the plan expects a full battery: nothing can be held beyond it)
+  const sellsSurplus = (i: number) =>
+    isDischargeTier(tiers[i]!) &&
+    floorOf(i) < battery.socMaxPct &&
+    slots[i]!.price - carryPrice(i) / eta > degradation;
   return periods.map((p, i) => {
     if (best!.charged[i]! > EPS) {
       const ceiling = Math.min(ceil1(pctOf(stored[i]!)), battery.socMaxPct);
@@ -267,8 +291,8 @@ export function priceAwareStrategy(periods: readonly TouPeriod[], battery: Strat
         socMaxPct: Math.max(ceiling, battery.socMinPct + 0.1),
       };
     }
-    if (best!.discharged[i]! > EPS) {
-      const floor = Math.max(ceil1(pctOf(stored[i]!)), battery.socMinPct);
+    if (best!.discharged[i]! > EPS || sellsSurplus(i)) {
+      const floor = floorOf(i);
       return {
         ...p,
         action: 'discharge',
