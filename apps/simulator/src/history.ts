@@ -14,7 +14,14 @@
  *
  * Pure and deterministic: the same site, seed, start and scheme give the same readings.
  */
-import type { AlarmLevel, DeviceType, EventPayload, SetTouPlanParams, TelemetryPayload } from '@ess/contract';
+import {
+  type AlarmLevel,
+  type DeviceType,
+  type EventPayload,
+  type SetTouPlanParams,
+  type TelemetryPayload,
+  TOU_TIERS,
+} from '@ess/contract';
 import type { FleetSite } from './fleet';
 import { alarmKey } from './model/alarms';
 import { type Registers, type SiteState, setTouPlan, step } from './model/site';
@@ -87,7 +94,10 @@ export interface ResumeValues {
 export function resumeSite(site: FleetSite, seed: number, nowMs: number, values: ResumeValues): SiteState {
   const p = values.points;
   const registers: Partial<Registers> = {};
-  const take = (key: keyof Registers, v: number | undefined) => {
+  const take = (
+    key: 'pcsChargeKwh' | 'pcsDischargeKwh' | 'importKwh' | 'exportKwh' | 'pvKwh',
+    v: number | undefined,
+  ) => {
     if (typeof v === 'number' && Number.isFinite(v) && v >= 0) registers[key] = v;
   };
   take('pcsChargeKwh', p.pcs?.e_charge_total_kwh);
@@ -95,6 +105,16 @@ export function resumeSite(site: FleetSite, seed: number, nowMs: number, values:
   take('importKwh', p.meter?.e_import_total_kwh);
   take('exportKwh', p.meter?.e_export_total_kwh);
   take('pvKwh', p.pv?.e_total_kwh);
+  // The meter's per-tier registers (DL/T 645), when all four of a direction are stored.
+  for (const [key, dir] of [
+    ['importTierKwh', 'import'],
+    ['exportTierKwh', 'export'],
+  ] as const) {
+    const tiers = TOU_TIERS.map((t) => p.meter?.[`e_${dir}_${t}_kwh`]);
+    if (tiers.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+      registers[key] = tiers as [number, number, number, number];
+    }
+  }
   const soc = p.bms?.soc_pct;
   return createSimSite(site, seed, nowMs, {
     ...(typeof soc === 'number' && Number.isFinite(soc)

@@ -24,7 +24,7 @@
  *   between steps, so the console and the live fleet stay responsive; progress is logged every
  *   10 % (rows, rows/s), and the month partitions of the window are created first.
  */
-import type { SetTouPlanParams } from '@ess/contract';
+import { type SetTouPlanParams, TOU_TIERS } from '@ess/contract';
 import {
   type FleetSite,
   HISTORY_STEP_S,
@@ -188,6 +188,12 @@ export async function demoStartStates(
           meter: {
             e_import_total_kwh: state.registers.importKwh,
             e_export_total_kwh: state.registers.exportKwh,
+            ...Object.fromEntries(
+              TOU_TIERS.flatMap((tier, i) => [
+                [`e_import_${tier}_kwh`, state.registers.importTierKwh[i]!],
+                [`e_export_${tier}_kwh`, state.registers.exportTierKwh[i]!],
+              ]),
+            ),
           },
           pv: { e_total_kwh: state.registers.pvKwh },
           bms: { soc_pct: (100 * state.energyKwh) / state.params.capacityKwh },

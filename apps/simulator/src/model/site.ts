@@ -56,7 +56,7 @@
  * - Registers (PCS charge/discharge, meter import/export, PV) integrate power and only grow.
  * - Alarms: alarms.ts, evaluated after each step on the new values.
  */
-import type { DailyPlan, PointValues, SetTouPlanParams } from '@ess/contract';
+import { type DailyPlan, type PointValues, type SetTouPlanParams, TOU_TIERS } from '@ess/contract';
 import {
   type AlarmEvent,
   type AlarmInputs,
@@ -185,6 +185,25 @@ export interface Registers {
   importKwh: number;
   exportKwh: number;
   pvKwh: number;
+  /**
+   * The grid meter's per-tier registers like a DL/T 645 meter (正向/反向有功 尖、峰、平、谷): import
+   * and export split by the ToU tier in force (TOU_TIERS order: sharp, peak, shoulder, off-peak),
+   * following the site's tariff (the pushed scheme, else the built-in plan; flat without either).
+   * Their sum is the total register.
+   */
+  importTierKwh: [number, number, number, number];
+  exportTierKwh: [number, number, number, number];
+}
+
+/** How a total register is split over the tiers when a meter starts (or resumes without tiers). */
+const TIER_START_SHARE = [0.05, 0.25, 0.3, 0.4] as const;
+
+/** `total` split by {@link TIER_START_SHARE}, the last tier taking the rounding (sum = total). */
+export function tierSplit(total: number): [number, number, number, number] {
+  const a = round(total * TIER_START_SHARE[0], 3);
+  const b = round(total * TIER_START_SHARE[1], 3);
+  const c = round(total * TIER_START_SHARE[2], 3);
+  return [a, b, c, round(total - a - b - c, 3)];
 }
 
 export interface SiteState {
@@ -382,6 +401,8 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
   const cap = params.capacityKwh;
   const eff = profile.efficiency;
   const discharged = cycles * cap * 0.9;
+  const importKwh = opts.registers?.importKwh ?? round(spec.annualLoadKwh * years * 0.8, 1);
+  const exportKwh = opts.registers?.exportKwh ?? round(spec.pvKwp * years * 60, 1);
   return {
     params,
     timeMs: opts.startTimeMs,
@@ -401,10 +422,12 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     registers: {
       pcsChargeKwh: round(discharged / eff / eff, 1),
       pcsDischargeKwh: round(discharged, 1),
-      importKwh: round(spec.annualLoadKwh * years * 0.8, 1),
-      exportKwh: round(spec.pvKwp * years * 60, 1),
       pvKwh: round(spec.pvKwp * years * 1100, 1),
       ...opts.registers,
+      importKwh,
+      exportKwh,
+      importTierKwh: opts.registers?.importTierKwh ?? tierSplit(importKwh),
+      exportTierKwh: opts.registers?.exportTierKwh ?? tierSplit(exportKwh),
     },
     noise: { weatherK: 0.7 * r.normal(), rh: 0, load: 0, cloud: 0, freq: 0, volt: 0, q: 0, ins: 0 },
     day: { index: -1, clearness: 1, anomalyK: 0, heatK: 0, doorFromMin: -1, doorToMin: -1 },
@@ -837,7 +860,19 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
     importKwh: reg.importKwh + (gridKw > 0 ? gridKw * h : 0),
     exportKwh: reg.exportKwh + (gridKw < 0 ? -gridKw * h : 0),
     pvKwh: reg.pvKwh + pvKw * h,
+    importTierKwh: [...reg.importTierKwh],
+    exportTierKwh: [...reg.exportTierKwh],
   };
+  // The tier in force by the site's tariff (whatever the EMS's mode), flat without one.
+  const tariffPeriod = periodInForce(
+    state.touPlan,
+    builtIn?.[lt0.month - 1] ?? EMPTY_PLAN,
+    startMs,
+    lt0.minuteOfDay,
+  );
+  const tierIndex = Math.max(0, TOU_TIERS.indexOf(tariffPeriod?.tier ?? 'shoulder'));
+  if (gridKw > 0) registers.importTierKwh[tierIndex] = registers.importTierKwh[tierIndex]! + gridKw * h;
+  if (gridKw < 0) registers.exportTierKwh[tierIndex] = registers.exportTierKwh[tierIndex]! - gridKw * h;
 
   // ---- environment ----
   const door =
@@ -932,6 +967,12 @@ export function step(state: SiteState, dtS: number, simTimeMs: number): StepResu
       ...iPoints(gridS),
       e_import_total_kwh: round(registers.importKwh, 3),
       e_export_total_kwh: round(registers.exportKwh, 3),
+      ...Object.fromEntries(
+        TOU_TIERS.flatMap((tier, i) => [
+          [`e_import_${tier}_kwh`, round(registers.importTierKwh[i]!, 3)],
+          [`e_export_${tier}_kwh`, round(registers.exportTierKwh[i]!, 3)],
+        ]),
+      ),
     },
     ...(spec.pvKwp > 0 ? { pv: { p_kw: round(pvKw, 2), e_total_kwh: round(registers.pvKwh, 3) } } : {}),
     air_conditioner: {

@@ -97,6 +97,16 @@ export const POINTS: Record<DeviceType, PointDef[]> = {
     ...threePhase('i', 'A', '电流', 'current'),
     p('e_import_total_kwh', 'kWh', '正向有功总电能', 'Imported energy total', true),
     p('e_export_total_kwh', 'kWh', '反向有功总电能', 'Exported energy total', true),
+    // Per-tier registers of a DL/T 645 meter (issue 17 item 3): import/export in the sharp, peak,
+    // shoulder (flat) and off-peak (valley) periods of the site's tariff; they add up to the total.
+    p('e_import_sharp_kwh', 'kWh', '正向有功尖电能', 'Imported energy, sharp', true),
+    p('e_import_peak_kwh', 'kWh', '正向有功峰电能', 'Imported energy, peak', true),
+    p('e_import_shoulder_kwh', 'kWh', '正向有功平电能', 'Imported energy, shoulder', true),
+    p('e_import_off_peak_kwh', 'kWh', '正向有功谷电能', 'Imported energy, off-peak', true),
+    p('e_export_sharp_kwh', 'kWh', '反向有功尖电能', 'Exported energy, sharp', true),
+    p('e_export_peak_kwh', 'kWh', '反向有功峰电能', 'Exported energy, peak', true),
+    p('e_export_shoulder_kwh', 'kWh', '反向有功平电能', 'Exported energy, shoulder', true),
+    p('e_export_off_peak_kwh', 'kWh', '反向有功谷电能', 'Exported energy, off-peak', true),
   ],
   pv: [
     p('p_kw', 'kW', '光伏功率', 'PV power'),
