@@ -309,6 +309,22 @@ describe.each(engines)('tariff history, energy per tier and revenue on %s', (eng
       { day: '2026-06-24', price: 1.1637 }, // assigned from the 20th
       { day: '2026-06-25', price: 1.5 }, // edited from the 25th
     ]);
+    // a settled month is never re-priced: with June 2026 settled for the site, a version from
+    // 2026-06-28 answers 7020 naming 2026-07-01 (the first unsettled day), one from July is taken
+    await db.execute(sql`
+      INSERT INTO bill (company_id, project_id, month, version, state, income_mode, cost_cny, value_cny, net_benefit_cny, document)
+      VALUES (${companyId}, ${projectId}, '2026-06', 1, 'confirmed', 'self_investment', 0, 0, 0,
+              ${JSON.stringify({ sites: [{ siteId }] })}::jsonb)`);
+    const settled = await api(endpoints.tou.update.path, {
+      id: schemeId,
+      version: 2,
+      name,
+      document: doc,
+      effectiveFrom: '2026-06-28',
+    });
+    expect(settled.code).toBe(7020);
+    expect(settled.msg).toContain('2026-07-01');
+    await db.execute(sql`DELETE FROM bill WHERE project_id = ${projectId}`);
     // a two-part charge lacking its basis names the field
     const twoPart = await api(endpoints.tou.update.path, {
       id: schemeId,

@@ -43,12 +43,20 @@ export interface TariffVersion {
 
 /**
  * The first site-local date of `siteId` that is not settled: a tariff version may start on it or
- * later, never earlier. No month is settled while there are no bills, so today it answers
- * {@link BEGINNING_OF_TIME}; monthly bills (issue 17 item 5) make it the day after the site's last
- * settled month.
+ * later, never earlier, so settled months are never re-priced. A month is settled when a
+ * confirmed bill (issue 17 item 5, table `bill`) covers the site; the answer is the first day after
+ * the latest such month, or {@link BEGINNING_OF_TIME} while none is (the same rule as the bill
+ * service's `firstUnsettledDay`).
  */
-export async function firstUnsettledDate(_db: Queryable, _siteId: number): Promise<string> {
-  return BEGINNING_OF_TIME;
+export async function firstUnsettledDate(db: Queryable, siteId: number): Promise<string> {
+  const [row] = rowsOf<{ month: string | null }>(
+    await db.execute(sql`
+      SELECT max(month) AS month FROM bill
+      WHERE state = 'confirmed' AND document -> 'sites' @> ${JSON.stringify([{ siteId }])}::jsonb`),
+  );
+  if (!row?.month) return BEGINNING_OF_TIME;
+  const [y, m] = String(row.month).split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
 }
 
 /** Today's date of a site in its zone. */
