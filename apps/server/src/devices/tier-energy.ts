@@ -317,7 +317,35 @@ export async function computeTierDays(
     await tx
       .delete(energyTierDay)
       .where(and(eq(energyTierDay.deviceId, meter.deviceId), inArray(energyTierDay.day, sorted)));
-    for (let i = 0; i < rows.length; i += 500) await tx.insert(energyTierDay).values(rows.slice(i, i + 500));
+    // Two runs of the same day at once (the task and a screen's catch-up) both write it whole: the
+    // later one's rows win instead of a key violation.
+    const excluded = (column: string) => sql.raw(`excluded.${column}`);
+    for (let i = 0; i < rows.length; i += 500) {
+      await tx
+        .insert(energyTierDay)
+        .values(rows.slice(i, i + 500))
+        .onConflictDoUpdate({
+          target: [energyTierDay.deviceId, energyTierDay.startAt],
+          set: {
+            day: excluded('day'),
+            endAt: excluded('end_at'),
+            startHhmm: excluded('start_hhmm'),
+            endHhmm: excluded('end_hhmm'),
+            tier: excluded('tier'),
+            priceCnyPerKwh: excluded('price_cny_per_kwh'),
+            siteTariffId: excluded('site_tariff_id'),
+            chargedKwh: excluded('charged_kwh'),
+            dischargedKwh: excluded('discharged_kwh'),
+            source: excluded('source'),
+            chargeStart: excluded('charge_start'),
+            chargeEnd: excluded('charge_end'),
+            dischargeStart: excluded('discharge_start'),
+            dischargeEnd: excluded('discharge_end'),
+            multiplier: excluded('multiplier'),
+            computedAt: excluded('computed_at'),
+          },
+        });
+    }
   });
   return rows.length;
 }
