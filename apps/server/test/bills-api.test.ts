@@ -4,7 +4,8 @@
  * settled twice → 7060 "electricity settlement already done", drafted over → 7060, corrected → a
  * new version with its reason while the settled one stays as it was; tenancy (another company's
  * administrator gets 7062 and an empty list); the `bill-draft` task drafting last month of every
- * project in operation; the xlsx export.
+ * project in operation; the xlsx export; a month is settled only once it has ended in the zone of
+ * every site bound in it (7064 before; the service's clock injected), also with a Berlin site.
  */
 import { ErrorCode, endpoints, type TouSchemeDocument } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
@@ -21,6 +22,7 @@ import {
   site,
   siteTariff,
 } from '../src/core/db/schema';
+import { BillService } from '../src/modules/bill/bill-service';
 import { billDraftKind } from '../src/modules/bill/bill-task';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, unique } from './support/fixtures';
@@ -186,6 +188,26 @@ describe.each(engines)('bill calls on %s', (engine) => {
     return p!.id;
   }
 
+  /** A second site in `timezone` bound to `projectId` from 2025-06-01, with the flat tariff. */
+  async function addSite(projectId: number, timezone: string) {
+    const [s] = await db
+      .insert(site)
+      .values({ companyId: companyA, code: unique('B').slice(0, 30), name: unique('站点'), timezone })
+      .returning({ id: site.id });
+    await db
+      .insert(projectSite)
+      .values({ companyId: companyA, projectId, siteId: s!.id, boundFrom: '2025-06-01' });
+    await db.insert(siteTariff).values({
+      companyId: companyA,
+      siteId: s!.id,
+      effectiveFrom: '2025-01-01',
+      schemeName: 'flat',
+      schemeVersion: 1,
+      document: flatDoc,
+    });
+    return s!.id;
+  }
+
   beforeAll(async () => {
     ctx = await createTestApp(engine);
     db = ctx.database.db;
@@ -313,5 +335,71 @@ describe.each(engines)('bill calls on %s', (engine) => {
       .where(and(eq(bill.projectId, running), eq(bill.month, '2025-07')));
     expect(rows.map((r) => [r.version, r.state, r.netBenefitCny])).toEqual([[1, 'draft', 780]]);
     expect(await db.select().from(bill).where(eq(bill.projectId, building))).toEqual([]);
+  });
+
+  it('a month is settled only once it has ended in every bound site’s zone (7064 before, nothing changed)', async () => {
+    const all = { all: true } as const;
+    const projectId = await addProject();
+    const drafted = await api(calls.draft.path, { projectId, month: '2025-07' });
+    expect(drafted.code).toBe(0);
+    const id = drafted.data.id as number;
+    const stored = async () => (await db.select().from(bill).where(eq(bill.id, id)))[0]!;
+    const before = await stored();
+    // July 2025 ends in Shanghai at 2025-08-01 00:00 +08:00 = 2025-07-31 16:00 UTC
+    const shanghaiEnd = Date.UTC(2025, 6, 31, 16);
+    expect((await api(calls.detail.path, { id })).data.monthEndMs, 'the row says when the month ends').toBe(
+      shanghaiEnd,
+    );
+    for (const now of [Date.UTC(2025, 6, 20, 4), shanghaiEnd - 1]) {
+      const running = new BillService(db, () => now);
+      await expect(running.confirm(all, id, 'test')).rejects.toMatchObject({
+        code: ErrorCode.BILL_MONTH_NOT_ENDED,
+      });
+    }
+    expect(await stored(), 'a refused settle changes nothing').toEqual(before);
+    // drafting the running month stays allowed (month to date)
+    expect((await api(calls.draft.path, { projectId, month: '2025-07' })).data).toEqual({ id, version: 1 });
+
+    // the first local day after the month: settled
+    const settled = await new BillService(db, () => shanghaiEnd).confirm(all, id, 'test');
+    expect(settled.state).toBe('confirmed');
+    expect((await stored()).state).toBe('confirmed');
+
+    // through the API (the server's own clock): a month far ahead answers 7064 in zh and en
+    const future = await api(calls.draft.path, { projectId, month: '2099-01' });
+    expect(future.code).toBe(0);
+    expectRefusal(
+      await api(calls.confirm.path, { id: future.data.id }),
+      ErrorCode.BILL_MONTH_NOT_ENDED,
+      'zh',
+    );
+    expect((await api(calls.confirm.path, { id: future.data.id }, 'zh')).msg).toBe(
+      '账单月份尚未结束，月末后才能结算',
+    );
+    expect((await api(calls.confirm.path, { id: future.data.id }, 'en')).msg).toBe(
+      'The month has not ended yet; it can be settled after its last day',
+    );
+    const futureRow = (await db.select().from(bill).where(eq(bill.id, future.data.id)))[0]!;
+    expect([futureRow.state, futureRow.confirmedAt]).toEqual(['draft', null]);
+  });
+
+  it('a project with a Berlin site: Shanghai’s month has ended, Berlin’s not yet → 7064', async () => {
+    const all = { all: true } as const;
+    const projectId = await addProject();
+    await addSite(projectId, 'Europe/Berlin');
+    const drafted = await api(calls.draft.path, { projectId, month: '2025-07' });
+    expect(drafted.code, drafted.msg).toBe(0);
+    const id = drafted.data.id as number;
+    // Berlin (CEST, +02:00) ends July at 2025-07-31 22:00 UTC, six hours after Shanghai
+    const berlinEnd = Date.UTC(2025, 6, 31, 22);
+    expect((await api(calls.detail.path, { id })).data.monthEndMs).toBe(berlinEnd);
+    await expect(
+      new BillService(db, () => Date.UTC(2025, 6, 31, 18)).confirm(all, id, 'test'),
+    ).rejects.toMatchObject({ code: ErrorCode.BILL_MONTH_NOT_ENDED });
+    await expect(new BillService(db, () => berlinEnd - 1).confirm(all, id, 'test')).rejects.toMatchObject({
+      code: ErrorCode.BILL_MONTH_NOT_ENDED,
+    });
+    expect((await db.select().from(bill).where(eq(bill.id, id)))[0]!.state).toBe('draft');
+    expect((await new BillService(db, () => berlinEnd).confirm(all, id, 'test')).state).toBe('confirmed');
   });
 });

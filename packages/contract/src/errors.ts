@@ -245,6 +245,12 @@ export const ErrorCode = {
   BILL_NOT_FOUND: 7062,
   /** ours (issue 17 item 5): only the month's latest version, once settled, can be corrected. */
   BILL_NOT_CORRECTABLE: 7063,
+  /**
+   * ours (issue 17 item 5 review): the bill's month has not ended in the zone of every site bound
+   * to the project in it (money/bill.ts `billMonthEndMs`); it can be drafted (month to date) but
+   * not settled yet.
+   */
+  BILL_MONTH_NOT_ENDED: 7064,
   TIME_INCONSISTENT: 9996,
   TOKEN_KEY_INCORRECT: 9997,
   TOKEN_INVALID: 9999,
@@ -495,6 +501,10 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   7063: {
     zh: '只能更正该月最新且已结算的账单',
     en: 'Only the month’s latest settled bill can be corrected',
+  },
+  7064: {
+    zh: '账单月份尚未结束，月末后才能结算',
+    en: 'The month has not ended yet; it can be settled after its last day',
   },
   9996: { zh: '时间与服务器不一致', en: 'Time inconsistent with the server' },
   9997: { zh: '令牌密钥错误', en: 'Token key incorrect' },

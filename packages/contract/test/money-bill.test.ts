@@ -10,6 +10,7 @@ import {
   type BillMeterInput,
   type BillSiteInput,
   billContractProblem,
+  billMonthEndMs,
   computeBill,
   splitFen,
   type TierKwh,
@@ -755,5 +756,16 @@ describe('price change mid-month, meter swap, site moved, faults', () => {
         ],
       }),
     ).toThrow(/no tariff on 2025-07-01/);
+  });
+});
+
+describe('billMonthEndMs: when a month may be settled', () => {
+  it('is the latest next-month local midnight of the zones (Shanghai alone, with Berlin, none)', () => {
+    // July 2025 ends 2025-08-01 00:00 +08:00 = 07-31 16:00 UTC; in Berlin (CEST) 07-31 22:00 UTC
+    expect(billMonthEndMs('2025-07', [SH])).toBe(Date.UTC(2025, 6, 31, 16));
+    expect(billMonthEndMs('2025-07', [SH, 'Europe/Berlin'])).toBe(Date.UTC(2025, 6, 31, 22));
+    expect(billMonthEndMs('2025-07', [])).toBe(Date.UTC(2025, 6, 31, 16));
+    // December rolls over the year; Berlin in winter is +01:00: 2026-01-01 00:00 = 2025-12-31 23:00 UTC
+    expect(billMonthEndMs('2025-12', ['Europe/Berlin'])).toBe(Date.UTC(2025, 11, 31, 23));
   });
 });

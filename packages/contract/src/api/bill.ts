@@ -9,6 +9,10 @@
  * version with its `reason` (`bill/correct`: 7063 unless the bill is the month's latest and
  * confirmed), drafted, checked and confirmed in its turn; the month's settlement is its highest
  * confirmed version. Out of scope or missing: 7062 (bill), 7001 (project).
+ *
+ * **Running month**: a month may be drafted before it ends (a month-to-date preview, recomputed by
+ * each draft) but settled only once it has ended in the zone of every site bound to the project
+ * in it (money/bill.ts `billMonthEndMs`; 7064 before), since a settled month is never drafted again.
  */
 import { z } from 'zod';
 import type { BillResult } from '../money/bill';
@@ -68,6 +72,11 @@ export const billRowSchema = z.object({
   confirmedBy: z.string().nullable(),
   /** A higher version of the month exists (this one is corrected). */
   superseded: z.boolean(),
+  /**
+   * UTC ms from which the month has ended in the zone of every site on the bill (money/bill.ts
+   * `billMonthEndMs`): before it the bill is a month-to-date draft and settling answers 7064.
+   */
+  monthEndMs: z.number(),
 });
 export type BillRow = z.infer<typeof billRowSchema>;
 

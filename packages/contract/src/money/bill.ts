@@ -365,6 +365,23 @@ function monthBounds(month: string): { first: string; next: string; days: number
   return { first: `${month}-01`, next: addDays(`${month}-01`, days), days };
 }
 
+/** Zone of a bill's month when the project has no site to take it from (the fleet's home zone). */
+export const BILL_DEFAULT_TIME_ZONE = 'Asia/Shanghai';
+
+/**
+ * The instant `month` (`YYYY-MM`) has ended in every zone of `timeZones` (the sites bound to the
+ * project in that month): the latest of the next month's first local midnight in each zone, UTC ms
+ * ({@link BILL_DEFAULT_TIME_ZONE} when no zone is given). A month may be settled from this instant
+ * on (issue 17 item 5 review: a running month settled could never be billed for its remaining
+ * days, since a settled month is never drafted again — 7060); before it, a draft is a month-to-date
+ * preview and `bill/confirm` answers 7064. Throws RangeError for an unknown zone.
+ */
+export function billMonthEndMs(month: string, timeZones: readonly string[]): number {
+  const { next } = monthBounds(month);
+  const zones = timeZones.length ? timeZones : [BILL_DEFAULT_TIME_ZONE];
+  return Math.max(...zones.map((z) => localDateStart(next, z)));
+}
+
 /** Local days between two dates (`to` exclusive). */
 function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);

@@ -17,11 +17,14 @@
  * contracted basis or capacity charge shows equal figures (change 0). Stated on the bill.
  *
  * States (contract api/bill.ts): draft → confirmed; a confirmed month answers 7060 to a draft or a
- * second confirm; a correction is a new version (7063 unless the latest version is confirmed).
+ * second confirm; a correction is a new version (7063 unless the latest version is confirmed). A
+ * month that has not ended in the zone of every site bound in it can be drafted (month to date) but
+ * not settled (7064; the service's clock, injectable for tests, says what "now" is).
  * Every write is one transaction holding the project row (`FOR UPDATE`), so two drafts of one
  * month (the monthly task and an operator) never make two versions.
  */
 import {
+  BILL_DEFAULT_TIME_ZONE,
   type BillDetail,
   type BillInput,
   BillInputError,
@@ -32,6 +35,7 @@ import {
   type BillSiteInput,
   type BillState,
   type BillTariff,
+  billMonthEndMs,
   computeBill,
   ErrorCode,
   localTimeOf,
@@ -83,7 +87,11 @@ const nextMonthFirst = (month: string) => {
 };
 
 export class BillService {
-  constructor(private readonly db: Db) {}
+  /** `now`: the clock deciding whether a month has ended (UTC ms; tests pass a fixed one). */
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The project row in scope (7001 otherwise), locked when `lock`. */
   private async requireProject(db: Db | Tx, scope: CompanyScope, id: number, lock = false) {
@@ -105,7 +113,28 @@ export class BillService {
       .where(eq(projectSite.projectId, projectId))
       .orderBy(asc(projectSite.boundFrom))
       .limit(1);
-    return previousMonth(localTimeOf(nowMs, row?.tz ?? 'Asia/Shanghai').date);
+    return previousMonth(localTimeOf(nowMs, row?.tz ?? BILL_DEFAULT_TIME_ZONE).date);
+  }
+
+  /**
+   * When `month` of the project has ended everywhere (money/bill.ts `billMonthEndMs`): the zones of
+   * the sites bound to it in the month; none bound then → the zones of all its sites (a bill
+   * without sites still belongs to the project's place), none at all → Asia/Shanghai.
+   */
+  private async monthEndMs(db: Db | Tx, projectId: number, month: string): Promise<number> {
+    const first = `${month}-01`;
+    const next = nextMonthFirst(month);
+    const rows = await db
+      .select({
+        tz: site.timezone,
+        inMonth: sql<boolean>`(${projectSite.boundFrom} < ${next} AND (${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${first}))`,
+      })
+      .from(projectSite)
+      .innerJoin(site, eq(site.id, projectSite.siteId))
+      .where(eq(projectSite.projectId, projectId));
+    const truthy = (v: unknown) => v === true || v === 't';
+    const inMonth = rows.filter((r) => truthy(r.inMonth)).map((r) => r.tz);
+    return billMonthEndMs(month, inMonth.length ? inMonth : rows.map((r) => r.tz));
   }
 
   /** Gathers {@link computeBill}'s input for `projectId` × `month` (see the module note). */
@@ -349,7 +378,10 @@ export class BillService {
     return row;
   }
 
-  /** Settles a draft: 7060 when it, or a later version, is already confirmed. */
+  /**
+   * Settles a draft: 7060 when it, or a later version, is already confirmed; 7064 while its month
+   * has not ended in the zone of every site bound to the project in it (nothing is changed).
+   */
   async confirm(scope: CompanyScope, id: number, actor: string): Promise<typeof bill.$inferSelect> {
     return this.db.transaction(async (tx) => {
       const b = await this.requireBill(tx, scope, id);
@@ -357,6 +389,8 @@ export class BillService {
       const [latest] = await this.versions(tx, b.projectId, b.month);
       if (b.state === 'confirmed' || latest!.id !== b.id)
         throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
+      if (this.now() < (await this.monthEndMs(tx, b.projectId, b.month)))
+        throw new ApiError(ErrorCode.BILL_MONTH_NOT_ENDED);
       const [row] = await tx
         .update(bill)
         .set({ state: 'confirmed', confirmedAt: new Date(), confirmedBy: actor })
@@ -414,6 +448,10 @@ export class BillService {
       confirmedAt: b.confirmedAt?.getTime() ?? null,
       confirmedBy: b.confirmedBy,
       superseded: r.superseded === true || (r.superseded as unknown) === 't',
+      monthEndMs: billMonthEndMs(
+        b.month,
+        b.document.sites.map((s) => s.timeZone),
+      ),
     };
   }
 
