@@ -173,4 +173,34 @@ describe('revenue statistics', () => {
       }
     }
   }, 180_000);
+
+  it('the ToU editor’s billing tab: two-part charge and the date prices apply from (zh/en pictures)', async () => {
+    for (const lang of ['zh', 'en'] as const) {
+      for (const [size, viewport] of [
+        ['1440', DESKTOP],
+        ['390', MOBILE],
+      ] as const) {
+        const { context, page } = await newPage(browser, viewport);
+        await openSignedIn(page, '/timetariff', { lang });
+        await page.getByTestId('tou-tabs').waitFor({ timeout: 30_000 });
+        await page
+          .getByTestId('tou-tabs')
+          .getByText(lang === 'zh' ? '计费' : 'Billing', { exact: true })
+          .click();
+        await page.getByTestId('tou-billing').waitFor();
+        // a demand charge without its basis is marked at the basis
+        await page
+          .locator('[data-testid="billing-demand-price"] input, input[data-testid="billing-demand-price"]')
+          .first()
+          .fill('38');
+        expect(await page.getByTestId('tou-billing').textContent()).toContain(
+          lang === 'zh' ? '请填写此项' : 'Please fill in',
+        );
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${lang} ${size}`).toBeLessThanOrEqual(0);
+        await screenshot(page, `tou-billing-${lang}-${size}`);
+        await context.close();
+      }
+    }
+  }, 180_000);
 });

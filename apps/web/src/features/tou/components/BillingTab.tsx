@@ -102,6 +102,7 @@ export function BillingTab({ editor, editable }: { editor: SchemeEditor; editabl
             onChange={(d) => editor.setEffectiveFrom(d ? d.format('YYYY-MM-DD') : null)}
             placeholder={t('tou.billing.today')}
             format="YYYY-MM-DD"
+            style={{ minWidth: 200 }}
           />
         </Form.Item>
       </Form>
