@@ -5,7 +5,7 @@
  */
 import { TOU_TIERS } from '@ess/contract';
 import { describe, expect, it } from 'vitest';
-import { setTouPlan, type SiteReadings } from '../src/model/site';
+import { type SiteReadings, setTouPlan } from '../src/model/site';
 import { JULY_MIDNIGHT_CN, newSite, run, touPlan } from './support';
 
 const tiersOf = (r: SiteReadings, dir: 'import' | 'export') =>
