@@ -502,8 +502,8 @@ describe.each(engines)('project calls on %s', (engine) => {
       );
       // Bound from the first day of the written past (40 days before 2026-03-10, Shanghai time).
       expect(detail.sites).toEqual([expect.objectContaining({ boundFrom: '2026-01-29', boundTo: null })]);
-      expect(detail.meters.length).toBeGreaterThan(0);
-      expect(detail.meters.every((m) => m.ctRatio === 40 && m.ptRatio === 1 && !m.readsSecondary)).toBe(true);
+      // No storage meter: the site's meter is its grid meter (bills read the PCS; demo-bills.test.ts).
+      expect(detail.meters).toEqual([]);
       expect(detail.investors).toHaveLength(2);
       expect(projectContractProblem({ ...detail, investors: detail.investors }, 'en')).toBeNull();
       if (p.incomeMode === 'leasing') expect(detail.capacityKwh).toBeGreaterThan(0);

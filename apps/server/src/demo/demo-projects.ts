@@ -11,10 +11,14 @@
  *    of the site's installed capacity per month, paid by the owner to two investors 60 % / 40 %;
  *    maintenance 1,000 CNY/month borne by the investors; status in operation.
  *
- * Each site's storage meter is recorded with CT 200/5 = 40 and PT 1 (a 400 V low-voltage meter
- * needs no PT) and `readsSecondary` false: the simulated meters report primary-side energy (what
- * the site exchanged), so bills take their readings × 1; an operator whose meter counts on the
- * secondary side ticks it and the readings are multiplied by CT × PT = 40.
+ * No storage meter is declared (binding a site declares its meters with CT 1, PT 1 — project-service
+ * `bind` — and the demo removes those rows right after): the demo site's only meter (`MTR-…`) is its grid connection meter
+ * (load, PV and battery together; devices/tier-energy.ts), so declaring it would bill the site's
+ * consumption as "charged" (issue 17 item 5 review: 6,785 kWh charged, 0 discharged, −4,701 CNY in
+ * 2 days). Without one, tier energy and the bills read the PCS's AC charge/discharge registers
+ * (× 1), and each bill line names them ("PCS 充放电表码"). A simulated storage meter (a second
+ * meter per C&I site) would change the device counts the simulator, the demo and the device
+ * screens rely on; an operator with a real storage meter declares it with its CT/PT on the project.
  *
  * The sites are bound from the first day of the written past (`boundFrom`), so revenue and bills
  * have the whole history. Idempotent: a project whose name the company already has, or a site
@@ -23,7 +27,7 @@
 import { localTimeOf } from '@ess/contract';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
-import { company, device, project, projectSite, site } from '../core/db/schema';
+import { company, device, project, projectMeter, projectSite, site } from '../core/db/schema';
 import { FleetSnapshot } from '../devices/fleet-snapshot';
 import { insertCompany } from '../modules/org/company-service';
 import { type ProjectInput, ProjectService } from '../modules/project/project-service';
@@ -96,10 +100,6 @@ const SPECS: DemoProjectSpec[] = [
   },
 ];
 
-/** CT 200/5 A and no PT on a 400 V meter (module comment). */
-const DEMO_CT = 40;
-const DEMO_PT = 1;
-
 /**
  * Seeds the demo projects (module comment) over the operators' first C&I site (`-C` codes);
  * `pastStartMs`: the first instant of the written past, whose local date starts the bindings and
@@ -133,10 +133,6 @@ export async function seedDemoProjects(db: Db, pastStartMs: number): Promise<num
     for (const [name, ratioPct] of spec.partners.investors) {
       investors.push({ companyId: await partner(name, 'investor'), ratioPct });
     }
-    const meters = await db
-      .select({ id: device.id })
-      .from(device)
-      .where(and(eq(device.siteId, s.id), eq(device.type, 'meter')));
     const capacity = await db
       .select({ kwh: device.capacityKwh })
       .from(device)
@@ -160,17 +156,14 @@ export async function seedDemoProjects(db: Db, pastStartMs: number): Promise<num
         capacityKwh,
         remark: null,
         investors,
-        meters: meters.map((m) => ({
-          deviceId: m.id,
-          ctRatio: DEMO_CT,
-          ptRatio: DEMO_PT,
-          readsSecondary: false,
-        })),
+        meters: [],
         siteIds: [s.id],
         boundFrom: start,
       },
       'zh',
     );
+    // The site's grid meter is not a storage meter (module comment): no project_meter row.
+    await db.delete(projectMeter).where(eq(projectMeter.projectId, id));
     for (const status of ['under_construction', 'in_operation'] as const) {
       await service.changeStatus(all, { employeeId: null, name: '演示数据' }, id, status, 'zh');
     }

@@ -36,6 +36,23 @@ export const BILL_TIER_LABELS: Readonly<Record<TouTier, { zh: string; en: string
   off_peak: { zh: '谷', en: 'Off-peak' },
 };
 
+/**
+ * Whose registers a bill line reads (money/bill.ts `BillLine.deviceType`), shown beside its SN on the
+ * detail, the print page and the xlsx: a storage meter the project declares, or — a site without
+ * one — its PCS's (or a gateway-only site's gateway's) AC charge/discharge registers (issue 17
+ * item 5 review: a site's grid meter is never the storage meter).
+ */
+export const BILL_DEVICE_LABELS: Readonly<Record<string, { zh: string; en: string }>> = {
+  meter: { zh: '储能电表', en: 'Storage meter' },
+  pcs: { zh: 'PCS 充放电表码', en: 'PCS charge/discharge registers' },
+  gateway: { zh: '网关充放电表码', en: 'Gateway charge/discharge registers' },
+};
+
+/** The label of a line's device type in `lang` (a declared meter when absent; the type itself when unknown). */
+export function billDeviceLabel(deviceType: string | undefined, lang: 'zh' | 'en'): string {
+  return BILL_DEVICE_LABELS[deviceType ?? 'meter']?.[lang] ?? String(deviceType);
+}
+
 /** `YYYY-MM`, a site-local calendar month. */
 export const BILL_MONTH_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
 export const billMonthSchema = z.string().regex(BILL_MONTH_PATTERN);

@@ -96,6 +96,12 @@ export interface MeterReading {
 export interface BillMeterInput {
   meterId: number;
   sn: string;
+  /**
+   * Type of the device whose registers are billed: `meter` (a storage meter the project declares,
+   * the default) or, for a site without one, the `pcs` / `gateway` whose charge/discharge
+   * registers the site figures name (devices/tier-energy.ts `storageMeters`). Copied to the lines.
+   */
+  deviceType?: string;
   ctRatio: number;
   ptRatio: number;
   /** Readings × CT × PT when true; readings are primary kWh when false. */
@@ -171,6 +177,8 @@ export interface BillLine {
   siteId: number;
   meterId: number;
   meterSn: string;
+  /** {@link BillMeterInput.deviceType} (absent on bills drafted before it: a declared meter). */
+  deviceType?: string;
   /** Local dates of the segment `[from, to)`. */
   from: string;
   to: string;
@@ -494,6 +502,7 @@ function periodLines(
         siteId,
         meterId: meter.meterId,
         meterSn: meter.sn,
+        deviceType: meter.deviceType ?? 'meter',
         from: seg.from,
         to: seg.to,
         startMs: a,
@@ -594,6 +603,7 @@ export function computeBill(input: BillInput): BillResult {
             siteId: site.siteId,
             meterId: meter.meterId,
             meterSn: meter.sn,
+            deviceType: meter.deviceType ?? 'meter',
             from: seg.from,
             to: seg.to,
             startMs: a,

@@ -7,7 +7,10 @@
  *   `projectContractProblem` inside `computeBill` (-100 naming the field);
  * - the sites bound during the month (`project_site`, local dates `[bound_from, bound_to)`), their
  *   zone, their tariff versions (`site_tariff`, one version per `effective_from`; the two-part
- *   charge with it) and their storage meters (`project_meter`: CT, PT, secondary side);
+ *   charge with it) and their storage meters (`project_meter`: CT, PT, secondary side); a site
+ *   without a declared storage meter is billed on the registers devices/tier-energy.ts
+ *   `storageMeters` prices for it (its PCS's AC charge/discharge registers, × 1; a gateway-only
+ *   site's gateway), each line naming the device type — never on a site's grid meter;
  * - each meter's energy per ToU period (`energy_tier_day`, filled by the `energy-tier` task from
  *   the registers at each period's bounds, or the 15-minute rollups when a reading is missing:
  *   such lines are flagged `rollup` on the bill).
@@ -64,6 +67,7 @@ import {
   siteTariff,
 } from '../../core/db/schema';
 import { ApiError } from '../../core/http/api-error';
+import { storageMeters } from '../../devices/tier-energy';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -174,7 +178,7 @@ export class BillService {
           sql`(${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${first})`,
         ),
       );
-    const meters = await db
+    const declared = await db
       .select({
         deviceId: projectMeter.deviceId,
         ct: projectMeter.ctRatio,
@@ -182,11 +186,42 @@ export class BillService {
         secondary: projectMeter.readsSecondary,
         sn: device.sn,
         siteId: device.siteId,
+        type: device.type,
       })
       .from(projectMeter)
       .innerJoin(device, eq(device.id, projectMeter.deviceId))
       .where(eq(projectMeter.projectId, projectRow.id));
     const siteIds = [...new Set(bindings.map((b) => b.siteId))];
+    // Sites without a declared storage meter: the registers the energy-tier task prices for them.
+    const withMeter = new Set(declared.map((m) => m.siteId));
+    const undeclared = siteIds.filter((id) => !withMeter.has(id));
+    const fallback = undeclared.length ? await storageMeters(db as Db, undeclared) : [];
+    const fallbackDevices = fallback.length
+      ? await db
+          .select({ id: device.id, sn: device.sn, type: device.type })
+          .from(device)
+          .where(
+            inArray(
+              device.id,
+              fallback.map((m) => m.deviceId),
+            ),
+          )
+      : [];
+    const meters = [
+      ...declared,
+      ...fallback.map((m) => {
+        const d = fallbackDevices.find((x) => x.id === m.deviceId);
+        return {
+          deviceId: m.deviceId,
+          ct: 1,
+          pt: 1,
+          secondary: false,
+          sn: d?.sn ?? String(m.deviceId),
+          siteId: m.siteId,
+          type: d?.type ?? 'pcs',
+        };
+      }),
+    ];
     const tariffs = siteIds.length
       ? await db
           .select()
@@ -263,6 +298,7 @@ export class BillService {
         .map((m) => ({
           meterId: m.deviceId,
           sn: m.sn,
+          deviceType: withMeter.has(siteId) ? 'meter' : m.type,
           ctRatio: m.ct,
           ptRatio: m.pt,
           readsSecondary: m.secondary,

@@ -7,6 +7,7 @@ import {
   BILL_STATE_LABELS,
   BILL_TIER_LABELS,
   type BillDetail,
+  billDeviceLabel,
   type Lang,
   PROJECT_INCOME_MODE_LABELS,
 } from '@ess/contract';
@@ -22,7 +23,7 @@ const T = {
   reason: { zh: '更正原因', en: 'Correction reason' },
   lines: { zh: '明细', en: 'Lines' },
   site: { zh: '站点', en: 'Site' },
-  meter: { zh: '电表', en: 'Meter' },
+  meter: { zh: '计量设备', en: 'Metering device' },
   period: { zh: '日期', en: 'Dates' },
   tier: { zh: '时段', en: 'Tier' },
   impStart: { zh: '正向起码', en: 'Import start' },
@@ -89,7 +90,7 @@ export async function billXlsx(b: BillDetail, lang: Lang): Promise<Buffer> {
   for (const l of d.lines) {
     ws.addRow([
       b.siteNames[String(l.siteId)] ?? l.siteId,
-      l.meterSn,
+      `${l.meterSn} (${billDeviceLabel(l.deviceType, lang)})`,
       `${l.from} – ${l.to}`,
       BILL_TIER_LABELS[l.tier][lang],
       l.importStartKwh,

@@ -1,0 +1,86 @@
+/**
+ * The demo projects' bills price the storage's own energy (issue 17 item 5 review, demo-projects.ts):
+ * the demo declares no storage meter — its meter `MTR-…` is the site's grid connection meter, which
+ * billed the site's consumption as "charged" (6,785 kWh charged, 0 discharged, −4,701 CNY in two
+ * days) — so its bills read the PCS's charge/discharge registers. The demo fleet is registered at
+ * an injected instant, two days of its past written through the ingest, priced per ToU period
+ * (`computeMissingTierDays`) and the month drafted: every line of a C&I project is a PCS's, with
+ * energy charged AND discharged, and discharging earns more than charging costs on its
+ * peak-valley tariff (net > 0). No wall clock: registration, ingest and tier task take the test's.
+ */
+import { BILL_DEFAULT_TIME_ZONE, localTimeOf } from '@ess/contract';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../src/core/db/database';
+import { device, project, projectMeter } from '../src/core/db/schema';
+import { registerDemoFleet } from '../src/demo/demo-fleet';
+import { planDemoHistory, writeDemoHistory } from '../src/demo/demo-history';
+import { DeviceDirectory } from '../src/devices/device-directory';
+import { IngestPipeline } from '../src/devices/ingest';
+import { computeMissingTierDays } from '../src/devices/tier-energy';
+import { BillService } from '../src/modules/bill/bill-service';
+import { createTestApp, engines, type TestContext } from './support/test-app';
+
+const SEED = 1;
+const SITES = 5;
+const DAYS = 2;
+/** Registration: 2026-08-24 00:00 Asia/Shanghai; the past covers 22 and 23 August (local). */
+const REGISTERED = Date.UTC(2026, 7, 23, 16);
+const clock = () => REGISTERED + 3_600_000;
+
+describe.each(engines)('demo project bills on %s', (engine) => {
+  let ctx: TestContext;
+  let db: Db;
+
+  beforeAll(async () => {
+    ctx = await createTestApp(engine);
+    db = ctx.database.db;
+  }, 120_000);
+  afterAll(async () => {
+    await ctx?.close();
+  });
+
+  it('bill the PCS registers: charged > 0, discharged > 0, net > 0; no grid meter declared', async () => {
+    const { sites } = await registerDemoFleet(db, {
+      sites: SITES,
+      seed: SEED,
+      now: new Date(REGISTERED),
+      historyDays: DAYS,
+    });
+    const directory = new DeviceDirectory(db, 5_000, ctx.app.log, clock);
+    await directory.refresh();
+    const ingest = new IngestPipeline(db, directory, ctx.app.log, {}, { now: clock });
+    const plans = await planDemoHistory(db, sites, DAYS);
+    expect((await writeDemoHistory(db, ingest, ctx.app.log, plans, { seed: SEED })).complete).toBe(true);
+    await computeMissingTierDays(db, { nowMs: clock(), lookbackDays: DAYS + 2 });
+
+    const demo = await db.select().from(project).where(sql`${project.name} LIKE '%（演示）'`);
+    expect(demo).toHaveLength(2);
+    expect(await db.select().from(projectMeter), 'the demo declares no storage meter').toEqual([]);
+    const month = localTimeOf(REGISTERED - 1, BILL_DEFAULT_TIME_ZONE).date.slice(0, 7);
+    expect(month).toBe('2026-08');
+    const service = new BillService(db, clock);
+    for (const p of demo) {
+      const { id } = await service.draft({ all: true }, p.id, month, null, 'en');
+      const bill = await service.detail({ all: true }, id);
+      const doc = bill.document;
+      const types = await db
+        .select({ id: device.id, type: device.type })
+        .from(device)
+        .where(eq(device.projectId, p.id));
+      const typeOf = new Map(types.map((d) => [d.id, d.type]));
+      expect(doc.lines.length, p.name).toBeGreaterThan(0);
+      // every line reads a PCS's registers (× 1), and says so
+      expect(doc.lines.every((l) => typeOf.get(l.meterId) === 'pcs' && l.deviceType === 'pcs')).toBe(true);
+      expect(doc.lines.every((l) => l.multiplier === 1)).toBe(true);
+      const { chargedKwh, dischargedKwh, energyNetCny } = doc.totals;
+      expect(chargedKwh, `${p.name} charged`).toBeGreaterThan(0);
+      expect(dischargedKwh, `${p.name} discharged`).toBeGreaterThan(0);
+      // storage-sized, not site-sized: under two full cycles a day of the site's batteries
+      expect(p.capacityKwh).toBeGreaterThan(0);
+      expect(chargedKwh + dischargedKwh).toBeLessThan(p.capacityKwh! * 2 * 2 * DAYS);
+      expect(energyNetCny, `${p.name} discharge value > charging cost`).toBeGreaterThan(0);
+      expect(bill.valueCny).toBeGreaterThan(bill.costCny);
+    }
+  }, 240_000);
+});
