@@ -9,6 +9,7 @@ import {
   BILL_STATE_LABELS,
   type BillLine,
   type BillPeriodEnergy,
+  type BillRow,
   type BillState,
   type Lang,
   previousMonth,
@@ -101,6 +102,20 @@ export function checkLine(line: BillLine): LineCheck {
 /** True when any part of the line came from the 15-minute rollups rather than the registers. */
 export function isRollupLine(line: BillLine): boolean {
   return line.chargedSource === 'rollup' || line.dischargedSource === 'rollup';
+}
+
+/**
+ * True while the bill's month has not ended at every site on it (`monthEndMs`: contract
+ * money/bill.ts `billMonthEndMs`): the draft is a month-to-date preview and cannot be settled yet
+ * (the server answers 7064; the screens disable settling and say why).
+ */
+export function isMonthToDate(b: Pick<BillRow, 'monthEndMs'>, nowMs: number): boolean {
+  return nowMs < b.monthEndMs;
+}
+
+/** The month (`YYYY-MM`) holding local date `today`: the running month, draftable as month to date. */
+export function runningMonth(today: string): string {
+  return today.slice(0, 7);
 }
 
 /** The last `count` ended months (`YYYY-MM`) before the month holding local date `today`. */

@@ -5,23 +5,37 @@
  * the totals (kWh, cost, value, energy net, demand charge change, net benefit, maintenance,
  * premium, distributed), the lines checkable against the readings (BillLines.tsx), the demand
  * charge change, the split, and every version of the month (open one to see it). Actions by
- * permission: settle (7060 when it is already settled: the client shows "电费已结算"), correct,
- * export xlsx, print page. Full width on a phone.
+ * permission: settle (7060 when it is already settled: the client shows "电费已结算"; disabled with
+ * its reason while the month has not ended at every site — a month-to-date draft, 7064 from the
+ * server), correct, export xlsx, print page. Full width on a phone.
  * Test hooks: `bill-drawer`, `bill-drawer-state` (`data-state`), `bill-drawer-confirm`,
  * `bill-drawer-confirm-ok`, `bill-drawer-correct`, `bill-drawer-export`, `bill-drawer-print`,
- * `bill-total-net`, `bill-versions` (rows `data-row-key` = bill id), `bill-flags`.
+ * `bill-total-net`, `bill-versions` (rows `data-row-key` = bill id), `bill-flags`,
+ * `bill-drawer-mtd` (the month-to-date notice), `bill-drawer-confirm-blocked` (why settling waits).
  */
 import { CheckCircleOutlined, DownloadOutlined, EditOutlined, PrinterOutlined } from '@ant-design/icons';
 import { type BillRow, Perm, PROJECT_INCOME_MODE_LABELS } from '@ess/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Descriptions, Drawer, Grid, Popconfirm, Skeleton, Space, Table, Tag } from 'antd';
+import {
+  Alert,
+  Button,
+  Descriptions,
+  Drawer,
+  Grid,
+  Popconfirm,
+  Skeleton,
+  Space,
+  Table,
+  Tag,
+  Tooltip,
+} from 'antd';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
 import { formatDateTime } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { billKeys, confirmBill, fetchBill, fetchVersions } from '../api';
-import { BILL_STATE_COLORS, billStateLabel, formatCny, formatKwh } from '../model';
+import { BILL_STATE_COLORS, billStateLabel, formatCny, formatKwh, isMonthToDate } from '../model';
 import { DemandTable, LinesTable, PartiesTable } from './BillLines';
 
 export function BillDrawer({
@@ -66,9 +80,21 @@ export function BillDrawer({
     : t('bill.detail');
   const doc = bill?.document;
   const latestSettled = bill?.state === 'confirmed' && !bill.superseded;
+  const monthToDate = bill ? isMonthToDate(bill, Date.now()) : false;
   const actions = bill && (
     <Space wrap size={8}>
-      {canConfirm && bill.state === 'draft' && (
+      {canConfirm && bill.state === 'draft' && monthToDate && (
+        <Tooltip
+          title={
+            <span data-testid="bill-drawer-confirm-blocked">{t('bill.notEnded', { month: bill.month })}</span>
+          }
+        >
+          <Button type="primary" icon={<CheckCircleOutlined />} disabled data-testid="bill-drawer-confirm">
+            {t('bill.confirm')}
+          </Button>
+        </Tooltip>
+      )}
+      {canConfirm && bill.state === 'draft' && !monthToDate && (
         <Popconfirm
           title={t('bill.confirmTitle')}
           description={t('bill.confirmText', {
@@ -152,6 +178,7 @@ export function BillDrawer({
                     {billStateLabel(bill.state, lang)}
                   </Tag>
                   <span>{t('bill.versionN', { version: bill.version })}</span>
+                  {monthToDate && <Tag color="blue">{t('bill.monthToDate')}</Tag>}
                   {bill.superseded && <Tag>{t('bill.superseded')}</Tag>}
                 </Space>
               </Descriptions.Item>
@@ -173,6 +200,15 @@ export function BillDrawer({
               )}
             </Descriptions>
 
+            {monthToDate && (
+              <Alert
+                type="info"
+                showIcon
+                data-testid="bill-drawer-mtd"
+                message={t('bill.monthToDateTitle', { month: bill.month })}
+                description={t('bill.notEnded', { month: bill.month })}
+              />
+            )}
             <div data-testid="bill-flags">
               {doc.flags.rollupLines > 0 && (
                 <Alert

@@ -13,6 +13,7 @@ import {
   type BillDetail,
   type BillLine,
   type BillPeriodEnergy,
+  billDeviceLabel,
   type Lang,
 } from '@ess/contract';
 import { Table, type TableColumnsType, Tag, Tooltip } from 'antd';
@@ -150,6 +151,9 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
         <span className="bill-stack">
           <span className="bill-nowrap">{bill.siteNames[String(l.siteId)] ?? l.siteId}</span>
           <span className="bill-muted bill-mono">{l.meterSn}</span>
+          <span className="bill-muted" data-testid="bill-line-device">
+            {billDeviceLabel(l.deviceType, lang)}
+          </span>
         </span>
       ),
     },

@@ -1,6 +1,7 @@
 /**
  * "Draft now" (bill:bill:draft): a project and an ended month (site-local `YYYY-MM`; default the
- * last one) → `bill/draft`. A draft of the month is recomputed in place; a settled month answers
+ * last one), or the running month as a month-to-date preview (settled only once it has ended:
+ * 7064 before) → `bill/draft`. A draft of the month is recomputed in place; a settled month answers
  * 7060 (its text shown by the client); a contract that cannot be split or a bound date without a
  * tariff answers -100 with the server's text naming the field, shown here under the form.
  * Test hooks: `bill-draft-dialog`, `bill-draft-project`, `bill-draft-month`, `bill-draft-submit`.
@@ -20,12 +21,15 @@ interface Values {
 export function DraftDialog({
   projects,
   months,
+  runningMonth,
   initialProjectId,
   onClose,
   onDrafted,
 }: {
   projects: readonly { id: number; name: string }[];
   months: readonly string[];
+  /** The month holding today, offered first as "month to date". */
+  runningMonth?: string | undefined;
   initialProjectId?: number | undefined;
   onClose: () => void;
   onDrafted: (id: number) => void;
@@ -85,7 +89,10 @@ export function DraftDialog({
           rules={[{ required: true, message: t('bill.monthRequired') }]}
         >
           <Select<string>
-            options={months.map((m) => ({ value: m, label: m }))}
+            options={[...(runningMonth ? [runningMonth] : []), ...months].map((m) => ({
+              value: m,
+              label: m === runningMonth ? t('bill.monthToDateOption', { month: m }) : m,
+            }))}
             data-testid="bill-draft-month"
           />
         </Form.Item>

@@ -6,12 +6,14 @@
  * lines checkable against the meter readings, drawer), settle (bill:bill:confirm; asks first; a
  * second settle answers 7060, shown as its text), correct (bill:bill:correct; a reason, a new
  * version), export xlsx (bill:bill:export), print page (A4, a tab of its own), and "draft now"
- * (bill:bill:draft: a project and an ended month). On a phone each bill is one column with its
- * actions below.
+ * (bill:bill:draft: a project and an ended month, or the running month as a month-to-date preview).
+ * A bill whose month has not ended at every site is marked "month to date" and cannot be settled
+ * yet (the action disabled with the reason; the server answers 7064). On a phone each bill is one
+ * column with its actions below.
  * Test hooks: `bill-page`, `bill-filter-project`, `bill-filter-month`, `bill-filter-state`,
  * `bill-refresh`, `bill-draft`, `bill-table` (rows `data-row-key` = bill id), `bill-state-<id>`
  * (`data-state`), `bill-net-<id>`, `bill-detail-<id>`, `bill-confirm-<id>`, `bill-confirm-ok-<id>`,
- * `bill-correct-<id>`, `bill-export-<id>`, `bill-print-<id>`.
+ * `bill-correct-<id>`, `bill-export-<id>`, `bill-print-<id>`, `bill-mtd-<id>` (month-to-date tag).
  */
 import {
   CheckCircleOutlined,
@@ -41,7 +43,15 @@ import { DataTable } from '@/shared/ui/DataTable';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
 import { type RowAction, RowActions } from '@/shared/ui/RowActions';
 import { type BillQuery, billKeys, confirmBill, exportBill, fetchBills, fetchProjectOptions } from '../api';
-import { BILL_STATE_COLORS, billPrintHref, billStateLabel, endedMonths, formatCny } from '../model';
+import {
+  BILL_STATE_COLORS,
+  billPrintHref,
+  billStateLabel,
+  endedMonths,
+  formatCny,
+  isMonthToDate,
+  runningMonth,
+} from '../model';
 import '../bill.css';
 
 const BillDrawer = lazy(() => import('../components/BillDrawer').then((m) => ({ default: m.BillDrawer })));
@@ -90,10 +100,9 @@ export default function BillPage() {
     enabled: canProjects,
     staleTime: 60_000,
   });
-  const months = useMemo(
-    () => endedMonths(localTimeOf(Date.now(), browserTimeZone()).date, MONTH_CHOICES),
-    [],
-  );
+  const today = useMemo(() => localTimeOf(Date.now(), browserTimeZone()).date, []);
+  const months = useMemo(() => endedMonths(today, MONTH_CHOICES), [today]);
+  const current = runningMonth(today);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: billKeys.all });
 
   const settle = useMutation({
@@ -135,6 +144,14 @@ export default function BillPage() {
         )}
       </span>
     );
+    const mtdTag = (b: BillRow) =>
+      isMonthToDate(b, Date.now()) && (
+        <Tooltip title={t('bill.notEnded', { month: b.month })}>
+          <Tag color="blue" className="bill-tag" data-testid={`bill-mtd-${b.id}`}>
+            {t('bill.monthToDate')}
+          </Tag>
+        </Tooltip>
+      );
     const stateTag = (b: BillRow) => (
       <Tag color={BILL_STATE_COLORS[b.state]} data-testid={`bill-state-${b.id}`} data-state={b.state}>
         {billStateLabel(b.state, lang)}
@@ -193,6 +210,7 @@ export default function BillPage() {
           label: t('bill.confirm'),
           icon: <CheckCircleOutlined />,
           testId: `bill-confirm-${b.id}`,
+          blocked: isMonthToDate(b, Date.now()) ? t('bill.notEnded', { month: b.month }) : undefined,
           confirm: {
             title: t('bill.confirmTitle'),
             description: t('bill.confirmText', {
@@ -246,6 +264,7 @@ export default function BillPage() {
               </span>
               <span className="bill-line">
                 <span>{b.month}</span>
+                {mtdTag(b)}
                 {versionCell(b)}
                 <span className="bill-muted">{modeLabel(b)}</span>
               </span>
@@ -269,7 +288,12 @@ export default function BillPage() {
       {
         key: 'month',
         title: t('bill.field.month'),
-        render: (_, b) => <span className="bill-nowrap">{b.month}</span>,
+        render: (_, b) => (
+          <span className="bill-line">
+            <span className="bill-nowrap">{b.month}</span>
+            {mtdTag(b)}
+          </span>
+        ),
       },
       { key: 'version', title: t('bill.field.version'), render: (_, b) => versionCell(b) },
       { key: 'state', title: t('bill.field.state'), render: (_, b) => stateTag(b) },
@@ -320,7 +344,10 @@ export default function BillPage() {
             setMonth(v);
             setPage((p) => ({ ...p, pageNum: 1 }));
           }}
-          options={months.map((m) => ({ value: m, label: m }))}
+          options={[current, ...months].map((m) => ({
+            value: m,
+            label: m === current ? t('bill.monthToDateOption', { month: m }) : m,
+          }))}
           placeholder={t('bill.allMonths')}
           aria-label={t('bill.field.month')}
           className="bill-toolbar__select"
@@ -383,6 +410,7 @@ export default function BillPage() {
           <DraftDialog
             projects={projectOptions}
             months={months}
+            runningMonth={current}
             initialProjectId={projectId}
             onClose={() => setDrafting(false)}
             onDrafted={(id) => {

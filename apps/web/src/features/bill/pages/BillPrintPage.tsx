@@ -13,7 +13,7 @@
  * (one `bill-print-sign` per party).
  */
 import { PrinterOutlined } from '@ant-design/icons';
-import { BILL_TIER_LABELS, type Lang, PROJECT_INCOME_MODE_LABELS } from '@ess/contract';
+import { BILL_TIER_LABELS, billDeviceLabel, type Lang, PROJECT_INCOME_MODE_LABELS } from '@ess/contract';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Result, Segmented, Spin } from 'antd';
 import { useEffect } from 'react';
@@ -183,7 +183,11 @@ export default function BillPrintPage() {
                 key={`${l.meterId}-${l.from}-${l.tier}-${l.priceCnyPerKwh}`}
                 data-testid={`bill-print-line-${i}`}
               >
-                <td className="mono">{l.meterSn}</td>
+                <td className="mono">
+                  {l.meterSn}
+                  <br />
+                  <span className="bill-print__device">{billDeviceLabel(l.deviceType, lang)}</span>
+                </td>
                 <td className="nowrap">
                   {l.from === lastDay(l.to) ? (
                     l.from
