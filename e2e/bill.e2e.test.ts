@@ -4,16 +4,20 @@
  * is written and priced per ToU period at start (here 2 days of it: global-setup's
  * DEMO_HISTORY_DAYS), after which the demo drafts last month's bills. The test bills the month
  * holding the demo's written past ("draft now" through the API until the stored periods are in:
- * on the 1st or 2nd of a month that is last month, otherwise the month so far), then in the
- * browser (Asia/Shanghai):
+ * on the 1st or 2nd of a month that is last month, otherwise the month so far), the running month
+ * (the same one except on the 1st or 2nd) and last month (ended), then in the browser
+ * (Asia/Shanghai):
  *  - the list shows the draft; its detail shows the lines, and a line's expanded periods show
  *    (end − start register) × multiplier = kWh with the registers of the stored periods — the test
  *    re-adds them itself and compares with the line's kWh and the check tag ("一致");
- *  - settle (确认结算): the state becomes 已结算; a second settle from a page that still shows the
- *    draft is refused with the zh text "电费已结算" (7060), and the API answers 7060 too;
- *  - export xlsx: the download arrives, named bill-<project>-<month>-v1.xlsx, and holds the
- *    project's name and the net benefit;
- *  - the print page opens in a tab of its own: A4 sheet, net benefit as on the detail, a
+ *  - the running month's draft is marked 本月至今 and cannot be settled yet: the settle button is
+ *    disabled with its reason (账单月份尚未结束…) in the list and the detail, and the API answers 7064;
+ *  - last month's bill (ended) is settled (确认结算): the state becomes 已结算; a second settle from
+ *    a page that still shows the draft is refused with the zh text "电费已结算" (7060), and the API
+ *    answers 7060 too;
+ *  - export xlsx of that bill: the download arrives, named bill-<project>-<month>-v1.xlsx, and holds
+ *    the project's name;
+ *  - its print page opens in a tab of its own: A4 sheet, net benefit as on the detail, a
  *    signature line per party plus the operator;
  *  - pictures zh/en at 1440 and 390 px (list, detail, print page) in .tmp/screenshots, looked at;
  *    no horizontal overflow of the list at 390 px.
@@ -26,6 +30,7 @@ import {
   type Page as ListPage,
   localTimeOf,
   type ProjectRow,
+  previousMonth,
 } from '@ess/contract';
 import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
@@ -50,8 +55,13 @@ const DATA_WAIT_MS = 180_000;
 let browser: Browser;
 let session: ApiSession;
 let target: ProjectRow;
+/** The month holding the demo's written past, and its bill (lines checked, pictures). */
 let month = '';
 let bill: BillDetail;
+/** The month holding today: a month-to-date draft (`bill` when it is the same month). */
+let running: BillDetail;
+/** Last month (ended): settled, exported and printed. */
+let ended: BillDetail;
 
 const call = <T>(path: string, body: object, lang: 'zh-CN' | 'en-US' = 'zh-CN') =>
   api<T>(
@@ -83,12 +93,21 @@ async function chooseOption(page: Page, testId: string, label: string): Promise<
     .click();
 }
 
-/** Opens /project/bill filtered to the target project and month. */
-async function openList(page: Page, lang: 'zh' | 'en'): Promise<void> {
+/** Opens /project/bill filtered to the target project, showing bill `id` (default the written past's). */
+async function openList(page: Page, lang: 'zh' | 'en', id = bill.id): Promise<void> {
   await openSignedIn(page, '/project/bill', { lang });
   await page.getByTestId('bill-page').waitFor();
   await chooseOption(page, 'bill-filter-project', target.name);
-  await page.getByTestId(`bill-state-${bill.id}`).waitFor();
+  await page.getByTestId(`bill-state-${id}`).waitFor();
+}
+
+/** Drafts (or re-drafts) the target's `m` through the API and reads it back. */
+async function draftDetail(m: string): Promise<BillDetail> {
+  const drafted = await call<{ id: number }>(endpoints.bill.draft.path, { projectId: target.id, month: m });
+  expect(drafted.code, drafted.msg).toBe(0);
+  const detail = await call<BillDetail>(endpoints.bill.detail.path, { id: drafted.data.id });
+  expect(detail.code, detail.msg).toBe(0);
+  return detail.data;
 }
 
 beforeAll(async () => {
@@ -112,17 +131,18 @@ beforeAll(async () => {
   // Draft now until the stored periods are in (the demo writes and prices its past in the background).
   const deadline = Date.now() + DATA_WAIT_MS;
   for (;;) {
-    const drafted = await call<{ id: number }>(endpoints.bill.draft.path, { projectId: target.id, month });
-    expect(drafted.code, drafted.msg).toBe(0);
-    const detail = await call<BillDetail>(endpoints.bill.detail.path, { id: drafted.data.id });
-    expect(detail.code, detail.msg).toBe(0);
-    bill = detail.data;
+    bill = await draftDetail(month);
     if (bill.document.lines.some((l) => (l.periods?.length ?? 0) > 0 && l.dischargedKwh + l.chargedKwh > 0))
       break;
     if (Date.now() > deadline)
       throw new Error(`no priced periods for ${target.name} ${month} within ${DATA_WAIT_MS} ms`);
     await new Promise((r) => setTimeout(r, 3_000));
   }
+  // The running month (a month-to-date draft) and last month (ended; the demo drafted it at start).
+  const today = localTimeOf(Date.now(), ZONE).date;
+  running = today.slice(0, 7) === month ? bill : await draftDetail(today.slice(0, 7));
+  ended = previousMonth(today) === month ? bill : await draftDetail(previousMonth(today));
+  expect(ended.state).toBe('draft');
 }, DATA_WAIT_MS + 60_000);
 
 afterAll(async () => {
@@ -130,7 +150,7 @@ afterAll(async () => {
 });
 
 describe('monthly bills', () => {
-  it('a line checks against its readings; settled once (a second settle: 电费已结算); exported; printed', async () => {
+  it('a line checks against its readings (month holding the written past)', async () => {
     const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
     onTestFailed(() => screenshot(page, 'bill-failed'));
     await openList(page, 'zh');
@@ -139,12 +159,6 @@ describe('monthly bills', () => {
       .poll(() => page.getByTestId(`bill-net-${bill.id}`).innerText())
       .toBe(cnyText(bill.netBenefitCny));
     await screenshot(page, 'bill-zh-1440');
-
-    // A second page that still shows the draft (for the second settle below).
-    const stale = await context.newPage();
-    await stale.goto('/project/bill');
-    await stale.getByTestId('bill-page').waitFor();
-    await stale.getByTestId(`bill-confirm-${bill.id}`).waitFor();
 
     // The detail: a line re-added from its periods' registers.
     await page.getByTestId(`bill-detail-${bill.id}`).click();
@@ -191,12 +205,60 @@ describe('monthly bills', () => {
       cnyText(bill.document.totals.netBenefitCny),
     );
     await screenshot(page, 'bill-detail-zh-1440');
+    await context.close();
+  });
+
+  it('the running month is month to date: settling disabled with its reason, refused by the API (7064)', async () => {
+    const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
+    onTestFailed(() => screenshot(page, 'bill-mtd-failed'));
+    await openList(page, 'zh', running.id);
+    expect(await page.getByTestId(`bill-mtd-${running.id}`).innerText()).toBe('本月至今');
+    const listSettle = page.getByTestId(`bill-confirm-${running.id}`);
+    expect(await listSettle.isDisabled(), 'settle in the list is disabled').toBe(true);
+    await listSettle.hover({ force: true });
+    await page
+      .locator('.ant-tooltip:visible')
+      .filter({ hasText: `账单月份尚未结束，${running.month} 的最后一天过后（各站点当地时间）才能结算` })
+      .waitFor();
+    await page.getByTestId(`bill-detail-${running.id}`).click();
+    await page.getByTestId('bill-drawer-mtd').waitFor();
+    expect(await page.getByTestId('bill-drawer-mtd').innerText()).toContain(
+      `账单月份尚未结束，${running.month} 的最后一天过后（各站点当地时间）才能结算`,
+    );
+    expect(await page.getByTestId('bill-drawer-confirm').isDisabled()).toBe(true);
+    await screenshot(page, 'bill-mtd-zh-1440');
+    const refused = await call(endpoints.bill.confirm.path, { id: running.id });
+    expect(refused.code).toBe(ErrorCode.BILL_MONTH_NOT_ENDED);
+    expect(refused.msg).toBe('账单月份尚未结束，月末后才能结算');
+    const after = await call<BillDetail>(endpoints.bill.detail.path, { id: running.id });
+    expect(after.data.state).toBe('draft');
+    await context.close();
+  });
+
+  it('last month (ended) settled once (a second settle: 电费已结算); exported; printed', async () => {
+    const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
+    onTestFailed(() => screenshot(page, 'bill-settle-failed'));
+    await openList(page, 'zh', ended.id);
+    expect(await page.locator(`[data-testid="bill-mtd-${ended.id}"]`).count()).toBe(0);
+
+    // A second page that still shows the draft (for the second settle below).
+    const stale = await context.newPage();
+    await stale.goto('/project/bill');
+    await stale.getByTestId('bill-page').waitFor();
+    await stale.getByTestId(`bill-confirm-${ended.id}`).waitFor();
+
+    await page.getByTestId(`bill-detail-${ended.id}`).click();
+    await page.getByTestId('bill-drawer-state').waitFor();
+    expect(await page.locator('[data-testid="bill-drawer-mtd"]').count()).toBe(0);
+    expect(await page.getByTestId('bill-total-net').innerText()).toBe(
+      cnyText(ended.document.totals.netBenefitCny),
+    );
 
     // Export: the download arrives and holds the bill.
     const downloading = page.waitForEvent('download');
     await page.getByTestId('bill-drawer-export').click();
     const download = await downloading;
-    expect(download.suggestedFilename()).toBe(`bill-${target.id}-${month}-v${bill.version}.xlsx`);
+    expect(download.suggestedFilename()).toBe(`bill-${target.id}-${ended.month}-v${ended.version}.xlsx`);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile((await download.path())!);
     const cells = workbook.worksheets[0]!.getSheetValues().flat().map(String).join('|');
@@ -212,13 +274,13 @@ describe('monthly bills', () => {
     await expect.poll(() => page.locator('[data-testid="bill-drawer-confirm"]').count()).toBe(0);
 
     // A second settle from the page that still shows the draft: 电费已结算.
-    await stale.getByTestId(`bill-confirm-${bill.id}`).click();
-    await stale.getByTestId(`bill-confirm-ok-${bill.id}`).click();
+    await stale.getByTestId(`bill-confirm-${ended.id}`).click();
+    await stale.getByTestId(`bill-confirm-ok-${ended.id}`).click();
     await toast(stale, '电费已结算').waitFor();
     await expect
-      .poll(() => stale.getByTestId(`bill-state-${bill.id}`).getAttribute('data-state'))
+      .poll(() => stale.getByTestId(`bill-state-${ended.id}`).getAttribute('data-state'))
       .toBe('confirmed');
-    const again = await call(endpoints.bill.confirm.path, { id: bill.id });
+    const again = await call(endpoints.bill.confirm.path, { id: ended.id });
     expect(again.code).toBe(ErrorCode.SETTLEMENT_ALREADY_DONE);
     expect(again.msg).toBe(errorMessage(ErrorCode.SETTLEMENT_ALREADY_DONE, 'zh'));
     expect(again.msg).toBe('电费已结算');
@@ -231,9 +293,9 @@ describe('monthly bills', () => {
     await print.getByTestId('bill-print-sheet').waitFor();
     expect(await print.getByTestId('bill-print-sheet').getAttribute('data-state')).toBe('confirmed');
     expect(await print.getByTestId('bill-print-net').innerText()).toBe(
-      cnyText(bill.document.totals.netBenefitCny),
+      cnyText(ended.document.totals.netBenefitCny),
     );
-    expect(await print.getByTestId('bill-print-sign').count()).toBe(bill.document.parties.length + 1);
+    expect(await print.getByTestId('bill-print-sign').count()).toBe(ended.document.parties.length + 1);
     expect(await print.locator('h1').innerText()).toBe('电费结算单');
     await screenshot(print, 'bill-print-zh-1440');
     await print.emulateMedia({ media: 'print' });
