@@ -95,8 +95,10 @@ describe.each(engines)('scheduled-task calls on %s', (engine) => {
     const byKind = Object.fromEntries(list.data.list.map((j: { kind: string }) => [j.kind, j]));
     expect(Object.keys(byKind).sort()).toEqual([
       'alarm-mail',
+      'bill-draft',
       'delivery-retry',
       'device-clock-check',
+      'energy-tier',
       'job-run-retention',
       'log-retention',
       'telemetry-partitions',

@@ -227,6 +227,8 @@ describe.each(engines)('the app assembled on %s', (engine) => {
       'alarm-mail',
       'device-clock-check',
       'delivery-retry',
+      'energy-tier',
+      'bill-draft',
     ]);
     // Every kind's system task is scheduled, claimed, in UTC; alarm-mail every MAIL_JOB_INTERVAL_S (10 s).
     const jobs = await ctx.database.db.select().from(scheduledTask);

@@ -44,6 +44,7 @@ import { fillTemplate } from '../validation';
 import { siteStatusSchema } from './dashboard';
 import { userInfoEcho } from './envelope';
 import {
+  INT4_MAX,
   idSchema as id,
   keywordSchema,
   optionalText,
@@ -499,7 +500,8 @@ const projectFields = {
   agentCompanyId: id.nullable().default(null),
   ownerCompanyId: id.nullable().default(null),
   contractStart: dateSchema,
-  contractYears: z.number().int(),
+  /** 1–30 is the contract rule (projectContractProblem, translated); the shape only bounds it. */
+  contractYears: z.number().int().max(INT4_MAX),
   incomeMode: z.enum(PROJECT_INCOME_MODES),
   ownerSharePct: z.number().finite().nullable().default(null),
   rentBasis: z.enum(PROJECT_RENT_BASES).nullable().default(null),

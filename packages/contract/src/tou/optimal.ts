@@ -32,6 +32,7 @@
  * where it turns. The plan keeps to spec §9 (≤ 24 periods) and every rule of rules.ts.
  */
 import { z } from 'zod';
+import { idSchema } from '../api/primitives';
 import { type ArbitragePreview, previewArbitrage } from './arbitrage';
 import { hhmmOf, minutesOfDay, TOU_LIMITS, type TouPeriod, type TouTier, touPeriodSchema } from './scheme';
 import { oneWayEfficiency, type StrategyBattery, strategyPowerKw } from './strategy';
@@ -336,7 +337,7 @@ const nonNegative = z.number().finite().min(0);
  */
 export const touOptimalPlanRequest = z
   .object({
-    siteId: z.number().int().positive(),
+    siteId: idSchema,
     periods: z.array(touPeriodSchema).min(1).max(TOU_LIMITS.dailyPlanItems),
     /** Round-trip efficiency, %. */
     roundTripEfficiencyPct: z.number().finite().min(1).max(100),
