@@ -1631,6 +1631,13 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     expect(offered.data.list.some((c: { deviceId: number }) => c.deviceId === gatewayA)).toBe(true);
   });
 
+  /** The background work of earlier calls ended (upgrades, parameter and ToU deliveries). */
+  const settledBackground = async () => {
+    await ctx.app.upgrades.settled();
+    await ctx.app.paramsPush.settled();
+    await ctx.app.touPush.settled();
+  };
+
   for (const [path, spec] of Object.entries(CASES)) {
     it(`${path}: (c) no token, (d) no right, (b) other company, (e) scope self, (a) owner`, async () => {
       const permissionRoute = ctx.app.apiRoutes.find((r) => r.path === path)?.access.kind === 'permission';
@@ -1638,10 +1645,11 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         const session = who === 'none' ? undefined : spec.endsSession ? await signInAs(who) : sessions[who];
         const body = await spec.body();
         // Only a refused call is checked for changes: no snapshot before one expected to succeed.
-        // The upgrade engine's background work (after a batch is made, retried, resumed) ends
-        // before a snapshot, so that only the call can change what it shows.
+        // The background work of earlier calls (an upgrade batch made, retried, resumed; a
+        // parameter change or ToU push handed to the delivery service, which writes its row after
+        // the call answered) ends before a snapshot, so that only the call can change what it shows.
         const refused = 'code' in expected && expected.code !== 0;
-        if (refused) await ctx.app.upgrades.settled();
+        if (refused) await settledBackground();
         const before = refused ? await snapshotOfA() : '';
         const answer = spec.send
           ? await spec.send(body, session?.token)
@@ -1652,7 +1660,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
           if (expected.code !== 0) {
             expect(answer.msg, where).toBe(errorMessage(expected.code, 'zh'));
             expect(answer.data, where).toBeNull();
-            await ctx.app.upgrades.settled();
+            await settledBackground();
             expect(await snapshotOfA(), `${where} changed the owner's rows`).toBe(before);
           }
         } else {
