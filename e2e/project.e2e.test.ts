@@ -2,7 +2,8 @@
  * Issue 17 item 1 in the browser: the administrator sees the demo fleet's projects at
  * /project/list (a self-investment and a leasing one, in operation), creates a project from a
  * free demo site: the investors' ratios first do not add up to 100 % (the contract's rule says so
- * in the form, naming the sum, nothing sent), then do; the site's meter gets CT 40. Saved, the
+ * in the form, naming the sum, nothing sent), then do; the site's meter (listed unticked, no CT/PT)
+ * is ticked as a storage meter and gets CT 40. Saved, the
  * detail page opens with the bound site (its live figures from the server), the meter and the
  * history; the status goes to "under construction" (asked first), the tag and the history follow.
  * Then list, form and detail in zh and en at 1440 and 390 px (no horizontal overflow; pictures in
@@ -115,9 +116,16 @@ describe('projects', () => {
     await input(page, 'project-form-owner-share').fill('30');
     await chooseOption(page, 'project-investor-0', /投资/);
     await input(page, 'project-ratio-0').fill('60');
-    // A free demo site (the demo projects hold the C&I ones); its meters appear below.
+    // A free demo site (the demo projects hold the C&I ones); its meters appear below, not
+    // declared as storage meters (no CT/PT) until ticked.
     await chooseOption(page, 'project-form-sites', /./, true);
     await input(page, 'project-form-address').click();
+    const storage = page.locator('[data-testid^="project-meter-storage-"]').first();
+    await storage.waitFor();
+    expect(await storage.isChecked()).toBe(false);
+    expect(await page.locator('input[data-testid^="project-meter-ct-"]').count()).toBe(0);
+    expect(await page.getByTestId('project-meter-hint').innerText()).toContain('不是储能计量表');
+    await storage.check();
     const ct = page.locator('input[data-testid^="project-meter-ct-"]').first();
     await ct.waitFor();
     await ct.fill('40');
@@ -141,7 +149,8 @@ describe('projects', () => {
     const detail = await call<ProjectDetail>(endpoints.project.detail.path, { id: projectId });
     const [bound] = detail.data.sites;
     expect(bound).toMatchObject({ boundTo: null });
-    expect(detail.data.meters.some((m) => m.ctRatio === 40)).toBe(true);
+    // The ticked meter is the one declared storage meter, with its CT.
+    expect(detail.data.meters.map((m) => [m.ctRatio, m.ptRatio])).toEqual([[40, 1]]);
     // The bound site with the server's live figures; the meter with its CT.
     await expect
       .poll(() => page.getByTestId(`project-site-${bound!.siteId}`).innerText())
@@ -185,6 +194,12 @@ describe('projects', () => {
         await page.getByTestId('project-form').waitFor();
         await expect.poll(() => input(page, 'project-form-name').inputValue()).toBe(NAME);
         await screenshot(page, `project-form-${lang}-${size}`);
+        // Editing: the declared meter is ticked with its CT; the hint says what is not one.
+        const storage = page.locator('[data-testid^="project-meter-storage-"]').first();
+        await storage.scrollIntoViewIfNeeded();
+        expect(await storage.isChecked()).toBe(true);
+        expect(await page.locator('input[data-testid^="project-meter-ct-"]').first().inputValue()).toBe('40');
+        await screenshot(page, `project-form-meters-${lang}-${size}`);
         await page.keyboard.press('Escape');
         await page.getByTestId('project-form').waitFor({ state: 'detached' });
         await page.getByTestId(`project-name-${projectId}`).click();

@@ -385,8 +385,16 @@ describe.each(engines)('project calls on %s', (engine) => {
   });
 
   it('6004: a site bound to another project, or a device carrying another project; bind/unbind by date', async () => {
-    const p1 = (await api(calls.save.path, selfInvestment({ siteIds: [siteA2.id], boundFrom: '2026-01-01' })))
-      .data.id;
+    const p1 = (
+      await api(
+        calls.save.path,
+        selfInvestment({
+          siteIds: [siteA2.id],
+          boundFrom: '2026-01-01',
+          meters: [{ deviceId: siteA2.meterId, ctRatio: 40, ptRatio: 1 }],
+        }),
+      )
+    ).data.id;
     const p2 = (await api(calls.save.path, selfInvestment())).data.id;
     const clash = await api(calls.bindSites.path, { id: p2, siteIds: [siteA2.id] });
     expect(clash.code).toBe(ErrorCode.DEVICE_BOUND_TO_PROJECT);
@@ -414,9 +422,9 @@ describe.each(engines)('project calls on %s', (engine) => {
     expect(overlap.msg).toContain('boundFrom');
     const bound = await api(calls.bindSites.path, { id: p2, siteIds: [siteA2.id], boundFrom: '2026-02-15' });
     expect(bound.code).toBe(0);
-    expect(bound.data.meters).toEqual([
-      expect.objectContaining({ deviceId: siteA2.meterId, ctRatio: 1, ptRatio: 1, readsSecondary: false }),
-    ]);
+    // Binding declares no storage meter (the site's meter is usually its grid connection meter).
+    expect(bound.data.meters).toEqual([]);
+    expect(await db.select().from(projectMeter).where(eq(projectMeter.projectId, p2))).toEqual([]);
     const held = await db.select().from(device).where(eq(device.siteId, siteA2.id));
     expect(held.every((d) => d.projectId === p2)).toBe(true);
     const bindings = await db.select().from(projectSite).where(eq(projectSite.siteId, siteA2.id));
@@ -427,7 +435,9 @@ describe.each(engines)('project calls on %s', (engine) => {
       ].sort(),
     );
     // p1 keeps the meter's CT/PT row for its bound days.
-    expect(await db.select().from(projectMeter).where(eq(projectMeter.projectId, p1))).toHaveLength(1);
+    expect(
+      (await db.select().from(projectMeter).where(eq(projectMeter.projectId, p1))).map((m) => m.ctRatio),
+    ).toEqual([40]);
 
     // A device of a free site that still carries another project (e.g. set by another path): 6004 naming it.
     const s = await addSite(companyA);
@@ -435,6 +445,71 @@ describe.each(engines)('project calls on %s', (engine) => {
     const sn = (await db.select().from(device).where(eq(device.id, s.meterId)))[0]!.sn;
     const heldElsewhere = await api(calls.bindSites.path, { id: p2, siteIds: [s.id] }, 'en');
     expect(heldElsewhere).toEqual({ code: 6004, msg: catalogueMsg(6004, 'en', sn), data: null });
+  });
+
+  it('storage meters are an explicit choice: bind declares none, update declares and removes them', async () => {
+    const s = await addSite(companyA);
+    const other = await addSite(companyA);
+    const body = selfInvestment({ siteIds: [s.id], boundFrom: '2026-01-01' });
+    const id = (await api(calls.save.path, body)).data.id as number;
+    const rows = () => db.select().from(projectMeter).where(eq(projectMeter.projectId, id));
+    expect((await api(calls.detail.path, { id })).data.meters).toEqual([]);
+    expect(await rows()).toEqual([]);
+
+    // Update with the meter: declared with its CT/PT, the history names it.
+    const { siteIds: _s, boundFrom: _b, ...fields } = body;
+    const declared = await api(calls.update.path, {
+      ...fields,
+      id,
+      meters: [{ deviceId: s.meterId, ctRatio: 40, ptRatio: 2, readsSecondary: true }],
+    });
+    expect(declared.code).toBe(0);
+    expect(declared.data.meters).toEqual([
+      expect.objectContaining({ deviceId: s.meterId, ctRatio: 40, ptRatio: 2, readsSecondary: true }),
+    ]);
+    expect((await rows()).map((m) => [m.deviceId, m.ctRatio, m.ptRatio, m.readsSecondary])).toEqual([
+      [s.meterId, 40, 2, true],
+    ]);
+
+    // A meter of a site not bound to the project: refused as before, nothing changed.
+    const refused = await api(
+      calls.update.path,
+      { ...fields, id, meters: [{ deviceId: other.meterId, ctRatio: 1, ptRatio: 1 }] },
+      'en',
+    );
+    expect(refused).toEqual({
+      code: -100,
+      msg: catalogueMsg(
+        -100,
+        'en',
+        'meters[0].deviceId: must be a meter device of a site bound to the project',
+      ),
+      data: null,
+    });
+    expect((await rows()).map((m) => m.ctRatio)).toEqual([40]);
+
+    // Update without it: no longer a storage meter of the project.
+    const removed = await api(calls.update.path, { ...fields, id, meters: [] });
+    expect(removed.code).toBe(0);
+    expect(removed.data.meters).toEqual([]);
+    expect(await rows()).toEqual([]);
+    const history = await api(calls.history.path, { id, pageNum: 1, pageSize: 20 });
+    const meterChanges = history.data.list
+      .filter((h: { action: string }) => h.action === 'update')
+      .flatMap((h: { changes: { field: string }[] }) => h.changes.filter((c) => c.field === 'meters'));
+    expect(meterChanges).toHaveLength(2);
+
+    // Declared again, then the site unbound: an update no longer touches the ended site's row.
+    await api(calls.update.path, {
+      ...fields,
+      id,
+      meters: [{ deviceId: s.meterId, ctRatio: 40, ptRatio: 1 }],
+    });
+    const [b] = await db.select().from(projectSite).where(eq(projectSite.projectId, id));
+    expect((await api(calls.unbindSite.path, { id, siteId: s.id, boundTo: '2026-02-01' })).code).toBe(0);
+    expect(b!.boundFrom).toBe('2026-01-01');
+    expect((await api(calls.update.path, { ...fields, id, meters: [] })).code).toBe(0);
+    expect((await rows()).map((m) => m.ctRatio)).toEqual([40]);
   });
 
   it('delete: refused while sites are bound (7002), then allowed; the site is free again', async () => {

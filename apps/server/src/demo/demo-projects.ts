@@ -11,8 +11,8 @@
  *    of the site's installed capacity per month, paid by the owner to two investors 60 % / 40 %;
  *    maintenance 1,000 CNY/month borne by the investors; status in operation.
  *
- * No storage meter is declared (binding a site declares its meters with CT 1, PT 1 — project-service
- * `bind` — and the demo removes those rows right after): the demo site's only meter (`MTR-…`) is its grid connection meter
+ * No storage meter is declared (`meters: []`; binding a site declares none): the demo site's only
+ * meter (`MTR-…`) is its grid connection meter
  * (load, PV and battery together; devices/tier-energy.ts), so declaring it would bill the site's
  * consumption as "charged" (issue 17 item 5 review: 6,785 kWh charged, 0 discharged, −4,701 CNY in
  * 2 days). Without one, tier energy and the bills read the PCS's AC charge/discharge registers
@@ -27,7 +27,7 @@
 import { localTimeOf } from '@ess/contract';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
-import { company, device, project, projectMeter, projectSite, site } from '../core/db/schema';
+import { company, device, project, projectSite, site } from '../core/db/schema';
 import { FleetSnapshot } from '../devices/fleet-snapshot';
 import { insertCompany } from '../modules/org/company-service';
 import { type ProjectInput, ProjectService } from '../modules/project/project-service';
@@ -162,8 +162,6 @@ export async function seedDemoProjects(db: Db, pastStartMs: number): Promise<num
       },
       'zh',
     );
-    // The site's grid meter is not a storage meter (module comment): no project_meter row.
-    await db.delete(projectMeter).where(eq(projectMeter.projectId, id));
     for (const status of ['under_construction', 'in_operation'] as const) {
       await service.changeStatus(all, { employeeId: null, name: '演示数据' }, id, status, 'zh');
     }

@@ -23,7 +23,9 @@
  *  - maintenance cost and insurance premium, CNY per month, ≥ 0, borne by `costBearer`:
  *    `investors` (split by their ratios), `owner`, or `shared` (self-investment: by owner and
  *    investor ratios; leasing: half owner, half investors by their ratios — bills read it so);
- *  - storage meters: each meter device (device.type `meter`) of a bound site with CT ratio > 0
+ *  - storage meters: meter devices (device.type `meter`) of bound sites the project declares
+ *    explicitly (binding declares none: a site's meter is usually its grid connection meter, and
+ *    without a storage meter the bills read the PCS's charge/discharge registers), each with CT ratio > 0
  *    and PT ratio > 0 (e.g. CT 200/5 → 40, PT 1 on a 400 V meter); `readsSecondary` true: the
  *    meter counts secondary-side energy, so primary energy = reading × CT × PT
  *    ({@link meterPrimaryKwh}); false: the reading is already primary.
@@ -512,7 +514,12 @@ const projectFields = {
   costBearer: z.enum(PROJECT_COST_BEARERS).default('investors'),
   remark: optionalText(PROJECT_LIMITS.remark),
   investors: z.array(projectInvestorInput).max(PROJECT_LIMITS.investorsMax),
-  /** CT/PT of meters of the bound sites (on save: of `siteIds`); meters left out keep theirs (new ones: 1 and 1, primary side). */
+  /**
+   * The declared storage meters of the bound sites (on save: of `siteIds`) with CT/PT: the list IS
+   * the declared set — a declared meter of a site bound now that is left out is removed (meters of
+   * sites no longer bound keep their rows for the bills of their bound days). Binding a site
+   * declares none (its meter is usually the grid connection meter; issue 17 review).
+   */
   meters: z.array(projectMeterInput).max(PROJECT_LIMITS.metersMax).default([]),
 };
 

@@ -31,7 +31,7 @@ import {
   projectContractProblem,
   projectStatusChangeProblem,
 } from '@ess/contract';
-import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
@@ -393,7 +393,10 @@ export class ProjectService {
     }
   }
 
-  /** Saves the editable fields, investors (replaced) and meters (listed ones). Errors: -100, 7000, 7001. */
+  /**
+   * Saves the editable fields, investors (replaced) and the declared storage meters of the bound
+   * sites (the listed ones; see writeMeters). Errors: -100, 7000, 7001.
+   */
   async update(
     scope: CompanyScope,
     actor: Actor,
@@ -648,8 +651,11 @@ export class ProjectService {
   }
 
   /**
-   * Upserts CT/PT of the listed meters; each must be a meter device of a site bound to the
-   * project now (-100 `meters[i].deviceId` otherwise).
+   * Makes the listed meters the project's declared storage meters of its bound sites: each must be
+   * a meter device of a site bound to the project now (-100 `meters[i].deviceId` otherwise); their
+   * CT/PT are upserted, and a declared meter of a site bound now that is not listed is removed
+   * (issue 17 review: storage meters are an explicit choice). Meters of sites no longer bound keep
+   * their rows (the bills of their bound days read them).
    */
   private async writeMeters(
     tx: Tx,
@@ -657,6 +663,28 @@ export class ProjectService {
     meters: ProjectInput['meters'],
     lang: Lang,
   ): Promise<void> {
+    const listed = meters.map((m) => m.deviceId);
+    const boundMeters = tx
+      .select({ id: device.id })
+      .from(device)
+      .innerJoin(
+        projectSite,
+        and(
+          eq(projectSite.siteId, device.siteId),
+          eq(projectSite.projectId, p.id),
+          isNull(projectSite.boundTo),
+        ),
+      )
+      .where(eq(device.type, 'meter'));
+    await tx
+      .delete(projectMeter)
+      .where(
+        and(
+          eq(projectMeter.projectId, p.id),
+          inArray(projectMeter.deviceId, boundMeters),
+          listed.length ? notInArray(projectMeter.deviceId, listed) : undefined,
+        ),
+      );
     if (!meters.length) return;
     const ok = await tx
       .select({ id: device.id })
@@ -702,8 +730,9 @@ export class ProjectService {
    * Binds each site (a site already bound to this project is left as it is): the site must be in
    * scope and of the project's company or one below it (3036); bound to another project, or a
    * device of it carrying another project → 6004 naming it; `boundFrom` before the site's last
-   * binding ended → -100. Sets `device.project_id`, adds meter rows (CT 1, PT 1, primary side)
-   * for meters without one. Answers the history entries.
+   * binding ended → -100. Sets `device.project_id`. Declares no storage meter (issue 17 review: a
+   * site's meter is usually its grid connection meter; storage meters are declared explicitly
+   * through save/update `meters`). Answers the history entries.
    */
   private async bind(
     tx: Tx,
@@ -752,25 +781,6 @@ export class ProjectService {
         .insert(projectSite)
         .values({ companyId: p.companyId, projectId: p.id, siteId, boundFrom: from });
       await tx.update(device).set({ projectId: p.id }).where(eq(device.siteId, siteId));
-      const siteMeters = await tx
-        .select({ id: device.id })
-        .from(device)
-        .where(and(eq(device.siteId, siteId), eq(device.type, 'meter')));
-      if (siteMeters.length) {
-        await tx
-          .insert(projectMeter)
-          .values(
-            siteMeters.map((m) => ({
-              companyId: p.companyId,
-              projectId: p.id,
-              deviceId: m.id,
-              ctRatio: 1,
-              ptRatio: 1,
-              readsSecondary: false,
-            })),
-          )
-          .onConflictDoNothing();
-      }
       entries.push({ field: 'site', before: null, after: { site: s.name, boundFrom: from } });
     }
     return entries;

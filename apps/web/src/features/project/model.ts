@@ -53,10 +53,16 @@ export interface ProjectFormValues {
   costBearer: ProjectCostBearer;
   remark?: string | null;
   investors: { companyId?: number; ratioPct?: number | null }[];
+  /**
+   * Every meter of the chosen (new project) or bound sites; `storage` ticked: declared as a storage
+   * meter (only those are sent — the list is the declared set; default unticked: a site's meter is
+   * usually its grid connection meter).
+   */
   meters: {
     deviceId: number;
     sn: string;
     siteName: string;
+    storage?: boolean;
     ctRatio?: number | null;
     ptRatio?: number | null;
     readsSecondary?: boolean;
@@ -108,14 +114,17 @@ export function projectValues(p: ProjectDetail): ProjectFormValues {
     // Meters of sites bound now (ended bindings keep their rows for the bills, not edited here).
     meters: p.meters
       .filter((m) => p.sites.some((s) => s.siteId === m.siteId && s.boundTo === null))
-      .map((m) => ({ ...m })),
+      .map((m) => ({ ...m, storage: true })),
   };
 }
 
 const num = (v: number | null | undefined): number | null =>
   v === undefined || v === null ? null : Number(v);
 
-/** The body sent: leasing fields dropped for self-investment and the other way round. */
+/**
+ * The body sent: leasing fields dropped for self-investment and the other way round; of the
+ * meters only the ticked storage meters (the declared set).
+ */
 export function projectBody(v: ProjectFormValues): ProjectBody {
   const leasing = v.incomeMode === 'leasing';
   return {
@@ -138,12 +147,14 @@ export function projectBody(v: ProjectFormValues): ProjectBody {
     costBearer: v.costBearer,
     remark: v.remark?.trim() || null,
     investors: v.investors.map((i) => ({ companyId: i.companyId ?? 0, ratioPct: num(i.ratioPct) ?? 0 })),
-    meters: v.meters.map((m) => ({
-      deviceId: m.deviceId,
-      ctRatio: num(m.ctRatio) ?? 0,
-      ptRatio: num(m.ptRatio) ?? 0,
-      readsSecondary: m.readsSecondary ?? false,
-    })),
+    meters: v.meters
+      .filter((m) => m.storage === true)
+      .map((m) => ({
+        deviceId: m.deviceId,
+        ctRatio: num(m.ctRatio) ?? 0,
+        ptRatio: num(m.ptRatio) ?? 0,
+        readsSecondary: m.readsSecondary ?? false,
+      })),
     siteIds: v.siteIds ?? [],
     ...(v.boundFrom ? { boundFrom: v.boundFrom } : {}),
   };

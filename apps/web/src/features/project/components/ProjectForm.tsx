@@ -5,8 +5,10 @@
  * and years (1–30; the end shown), income distribution: self-investment (owner share %) or
  * leasing (rent basis and amount, capacity for rent per kWh), investors with ratios (the sum
  * shown live), maintenance and insurance CNY/month and who bears them; for a new project the
- * sites to bind and the date; the storage meters of the (to be) bound sites with CT, PT and
- * whether they read the secondary side.
+ * sites to bind and the date; every meter of the (to be) bound sites with a "storage meter" tick
+ * (default unticked: a site's grid connection meter is not a storage meter; without one the bill
+ * reads the PCS's registers) and, for ticked ones, CT, PT and whether they read the secondary
+ * side. Only ticked meters are sent: the list is the project's declared set (issue 17 review).
  *
  * Before sending, the contract's `projectContractProblem` (the server's rule) is shown in place;
  * a server refusal is shown above the buttons (7000 at the name), the form kept.
@@ -14,7 +16,8 @@
  * `-construction`, `-agent`, `-owner`, `-start`, `-years`, `-end`, `-mode`, `-owner-share`,
  * `-rent-basis`, `-rent`, `-capacity`, `-maintenance`, `-insurance`, `-bearer`, `-remark`,
  * `project-investor-<i>` / `project-ratio-<i>`, `project-form-add-investor`, `project-form-sum`,
- * `project-form-sites`, `project-form-bound-from`, `project-meter-ct-<deviceId>`,
+ * `project-form-sites`, `project-form-bound-from`, `project-meter-storage-<deviceId>`,
+ * `project-meter-ct-<deviceId>`,
  * `project-meter-pt-<deviceId>`, `project-meter-secondary-<deviceId>`, `project-form-map`,
  * `project-form-error`, `project-form-submit`.
  */
@@ -156,13 +159,16 @@ function FormBody({
   const currentProjectId = editingId;
   const bindable = sites.filter((s) => s.projectId === null || s.projectId === currentProjectId);
 
-  // A new project's meters follow the chosen sites (values of meters already listed are kept).
-  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the chosen sites only
+  // The meters listed are those of the chosen sites (new project) or of the sites bound now (edit);
+  // values already in the form (ticks, CT/PT, the declared ones of an edited project) are kept.
+  const boundSiteIds =
+    editingId === null ? (siteIds ?? []) : sites.filter((s) => s.projectId === editingId).map((s) => s.id);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the listed sites only
   useEffect(() => {
-    if (editingId !== null) return;
-    const chosen = sites.filter((s) => (siteIds ?? []).includes(s.id));
+    if (editingId !== null && !siteOptions.data) return;
+    const chosen = sites.filter((s) => boundSiteIds.includes(s.id));
     const old = new Map(
-      (form.getFieldValue('meters') as ProjectFormValues['meters']).map((m) => [m.deviceId, m]),
+      ((form.getFieldValue('meters') ?? []) as ProjectFormValues['meters']).map((m) => [m.deviceId, m]),
     );
     form.setFieldValue(
       'meters',
@@ -173,6 +179,7 @@ function FormBody({
               deviceId: m.deviceId,
               sn: m.sn,
               siteName: s.name,
+              storage: false,
               ctRatio: 1,
               ptRatio: 1,
               readsSecondary: false,
@@ -180,7 +187,8 @@ function FormBody({
         ),
       ),
     );
-  }, [JSON.stringify(siteIds), sites.length]);
+  }, [JSON.stringify(boundSiteIds), sites.length]);
+  const meterValues = Form.useWatch('meters', form) as ProjectFormValues['meters'] | undefined;
 
   const points: SiteMapPoint[] = useMemo(
     () =>
@@ -523,11 +531,9 @@ function FormBody({
           </Form.Item>
         </div>
       )}
-      <div className="project-form-label">
-        {t('project.field.meters')}{' '}
-        <Tooltip title={t('project.form.secondaryHint')}>
-          <span className="project-muted">({t('project.form.secondaryHint')})</span>
-        </Tooltip>
+      <div className="project-form-label">{t('project.field.meters')}</div>
+      <div className="project-muted project-meter-hint" data-testid="project-meter-hint">
+        {t('project.form.storageHint')}
       </div>
       <Form.List name="meters">
         {(fields) =>
@@ -541,35 +547,49 @@ function FormBody({
                   | ProjectFormValues['meters'][number]
                   | undefined;
                 if (!m) return null;
+                const storage = meterValues?.[f.name]?.storage === true;
                 return (
                   <div key={f.key} className="project-meter-row">
                     <span className="project-meter-sn">
                       <span className="project-strong">{m.sn}</span>
                       <span className="project-muted">{m.siteName}</span>
                     </span>
-                    <Form.Item name={[f.name, 'ctRatio']} noStyle>
-                      <InputNumber
-                        min={0}
-                        prefix="CT"
-                        className="project-meter-num"
-                        aria-label={t('project.form.ct')}
-                        data-testid={`project-meter-ct-${m.deviceId}`}
-                      />
-                    </Form.Item>
-                    <Form.Item name={[f.name, 'ptRatio']} noStyle>
-                      <InputNumber
-                        min={0}
-                        prefix="PT"
-                        className="project-meter-num"
-                        aria-label={t('project.form.pt')}
-                        data-testid={`project-meter-pt-${m.deviceId}`}
-                      />
-                    </Form.Item>
-                    <Form.Item name={[f.name, 'readsSecondary']} valuePropName="checked" noStyle>
-                      <Checkbox data-testid={`project-meter-secondary-${m.deviceId}`}>
-                        {t('project.form.secondary')}
+                    <Form.Item name={[f.name, 'storage']} valuePropName="checked" noStyle>
+                      <Checkbox data-testid={`project-meter-storage-${m.deviceId}`}>
+                        {t('project.form.storageMeter')}
                       </Checkbox>
                     </Form.Item>
+                    {storage && (
+                      <>
+                        <Form.Item name={[f.name, 'ctRatio']} noStyle>
+                          <InputNumber
+                            min={0}
+                            prefix="CT"
+                            className="project-meter-num"
+                            aria-label={t('project.form.ct')}
+                            data-testid={`project-meter-ct-${m.deviceId}`}
+                          />
+                        </Form.Item>
+                        <Form.Item name={[f.name, 'ptRatio']} noStyle>
+                          <InputNumber
+                            min={0}
+                            prefix="PT"
+                            className="project-meter-num"
+                            aria-label={t('project.form.pt')}
+                            data-testid={`project-meter-pt-${m.deviceId}`}
+                          />
+                        </Form.Item>
+                        <Tooltip title={t('project.form.secondaryHint')}>
+                          <span>
+                            <Form.Item name={[f.name, 'readsSecondary']} valuePropName="checked" noStyle>
+                              <Checkbox data-testid={`project-meter-secondary-${m.deviceId}`}>
+                                {t('project.form.secondary')}
+                              </Checkbox>
+                            </Form.Item>
+                          </span>
+                        </Tooltip>
+                      </>
+                    )}
                   </div>
                 );
               })}

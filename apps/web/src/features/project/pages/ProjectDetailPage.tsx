@@ -330,7 +330,7 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
           rowKey="deviceId"
           pagination={false}
           scroll={{ x: 'max-content' }}
-          locale={{ emptyText: t('project.form.noMeters') }}
+          locale={{ emptyText: t('project.form.noStorageMeters') }}
           dataSource={p.meters}
           {...(wide ? {} : { scroll: {}, tableLayout: 'fixed' as const })}
           columns={[

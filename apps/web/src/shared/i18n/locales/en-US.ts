@@ -2178,6 +2178,10 @@ const enUS: Resources = {
       secondary: 'Secondary side',
       secondaryHint: 'On the secondary side: energy = reading × CT × PT',
       noMeters: 'The chosen sites have no meter devices',
+      storageMeter: 'Storage meter',
+      storageHint:
+        'Tick only meters that measure the storage’s charge and discharge; a site’s grid connection meter (load, PV and storage together) is not a storage meter. Without a storage meter the bill reads the PCS’s charge/discharge registers',
+      noStorageMeters: 'No storage meter declared: bills read the PCS’s charge/discharge registers',
       boundElsewhere: 'Bound to {{project}}',
     },
     detail: {

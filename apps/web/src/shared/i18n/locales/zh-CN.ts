@@ -2141,6 +2141,10 @@ const zhCN = {
       secondary: '读二次侧',
       secondaryHint: '读二次侧时：电量 = 读数 × CT × PT',
       noMeters: '所选站点没有电表设备',
+      storageMeter: '储能计量表',
+      storageHint:
+        '只勾选计量储能充放电的电表；站点的并网（关口）电表计量负荷、光伏与储能之和，不是储能计量表。未声明储能计量表时，账单读取 PCS 的充放电表码',
+      noStorageMeters: '未声明储能计量表：账单读取 PCS 的充放电表码',
       boundElsewhere: '已绑定：{{project}}',
     },
     detail: {
