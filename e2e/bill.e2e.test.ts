@@ -2,11 +2,12 @@
  * Issue 17 item 5 in the browser: an operator checks, settles, exports and prints a monthly bill
  * at /project/bill. The demo fleet comes with projects in operation (demo-projects.ts) whose past
  * is written and priced per ToU period at start (here 2 days of it: global-setup's
- * DEMO_HISTORY_DAYS), after which the demo drafts last month's bills. The test bills the month
- * holding the demo's written past ("draft now" through the API until the stored periods are in:
- * on the 1st or 2nd of a month that is last month, otherwise the month so far), the running month
- * (the same one except on the 1st or 2nd) and last month (ended), then in the browser
- * (Asia/Shanghai):
+ * DEMO_HISTORY_DAYS), after which the demo drafts last month's bills of projects with a site bound
+ * in it. The test bills the month holding the demo's written past ("draft now" through the API
+ * until the stored periods are in: on the 1st or 2nd of a month that is last month, otherwise the
+ * month so far), the running month (the same one except on the 1st or 2nd) and last month (ended;
+ * the demo projects have no site bound in it, so a project over a free demo site bound from its
+ * first day — `endedMonthBill`), then in the browser (Asia/Shanghai):
  *  - the list shows the draft; its detail shows the lines, and a line's expanded periods show
  *    (end − start register) × multiplier = kWh with the registers of the stored periods — the test
  *    re-adds them itself and compares with the line's kWh and the check tag ("一致");
@@ -19,6 +20,8 @@
  *    the project's name;
  *  - its print page opens in a tab of its own: A4 sheet, net benefit as on the detail, a
  *    signature line per party plus the operator;
+ *  - "draft now" of a month in which no site was bound to the project shows the refusal
+ *    该月项目没有绑定站点，无法生成账单 (7065) and drafts nothing;
  *  - pictures zh/en at 1440 and 390 px (list, detail, print page) in .tmp/screenshots, looked at;
  *    no horizontal overflow of the list at 390 px.
  */
@@ -29,7 +32,9 @@ import {
   errorMessage,
   type Page as ListPage,
   localTimeOf,
+  type ProjectDetail,
   type ProjectRow,
+  type ProjectSiteOption,
   previousMonth,
 } from '@ess/contract';
 import ExcelJS from 'exceljs';
@@ -62,6 +67,8 @@ let bill: BillDetail;
 let running: BillDetail;
 /** Last month (ended): settled, exported and printed. */
 let ended: BillDetail;
+/** The project of `ended`: the target itself when its written past is in last month. */
+let endedProject: { id: number; name: string };
 
 const call = <T>(path: string, body: object, lang: 'zh-CN' | 'en-US' = 'zh-CN') =>
   api<T>(
@@ -93,17 +100,86 @@ async function chooseOption(page: Page, testId: string, label: string): Promise<
     .click();
 }
 
-/** Opens /project/bill filtered to the target project, showing bill `id` (default the written past's). */
-async function openList(page: Page, lang: 'zh' | 'en', id = bill.id): Promise<void> {
+/** Opens /project/bill filtered to a project (default the target), showing bill `id` (default the written past's). */
+async function openList(
+  page: Page,
+  lang: 'zh' | 'en',
+  id = bill.id,
+  projectName = target.name,
+): Promise<void> {
   await openSignedIn(page, '/project/bill', { lang });
   await page.getByTestId('bill-page').waitFor();
-  await chooseOption(page, 'bill-filter-project', target.name);
+  await chooseOption(page, 'bill-filter-project', projectName);
   await page.getByTestId(`bill-state-${id}`).waitFor();
 }
 
 /** Drafts (or re-drafts) the target's `m` through the API and reads it back. */
 async function draftDetail(m: string): Promise<BillDetail> {
   const drafted = await call<{ id: number }>(endpoints.bill.draft.path, { projectId: target.id, month: m });
+  expect(drafted.code, drafted.msg).toBe(0);
+  const detail = await call<BillDetail>(endpoints.bill.detail.path, { id: drafted.data.id });
+  expect(detail.code, detail.msg).toBe(0);
+  return detail.data;
+}
+
+/**
+ * A bill of the ended month `m` with a site bound in it. The demo's projects are bound from its
+ * written past (2 days), so their last month has no site bound and cannot be billed (7065): a free
+ * demo site gets a scheme of its own billed from `m`'s first day (a copy of the first scheme) and
+ * a project (the target's investors and shares) bound from that day. Its days before the written
+ * past have no stored periods, so its lines hold 0 kWh; the maintenance/premium are deducted.
+ */
+async function endedMonthBill(m: string): Promise<BillDetail> {
+  const from = `${m}-01`;
+  const options = await call<ProjectSiteOption[]>(endpoints.project.siteOptions.path, {});
+  expect(options.code, options.msg).toBe(0);
+  // The last free one: the project test binds the first free site of the list.
+  const free = options.data.filter((o) => o.projectId === null).at(-1);
+  expect(free, 'a free demo site').toBeDefined();
+  const schemes = await call<ListPage<{ id: number }>>(endpoints.tou.pageList.path, {
+    pageNum: 1,
+    pageSize: 1,
+  });
+  const scheme = await call<{ document: unknown; twoPart: unknown }>(endpoints.tou.detail.path, {
+    id: schemes.data.list[0]!.id,
+  });
+  const saved = await call<{ id: number }>(endpoints.tou.save.path, {
+    companyId: free!.companyId,
+    name: `E2E 上月账单电价 ${m}`,
+    document: scheme.data.document,
+    twoPart: scheme.data.twoPart ?? null,
+  });
+  expect(saved.code, saved.msg).toBe(0);
+  const assigned = await call(endpoints.tou.assign.path, {
+    id: saved.data.id,
+    siteIds: [free!.id],
+    effectiveFrom: from,
+  });
+  expect(assigned.code, assigned.msg).toBe(0);
+  const source = (await call<ProjectDetail>(endpoints.project.detail.path, { id: target.id })).data;
+  const project = await call<{ id: number }>(endpoints.project.save.path, {
+    companyId: free!.companyId,
+    name: `E2E 上月账单项目 ${m}`,
+    contractStart: from,
+    contractYears: 1,
+    incomeMode: source.incomeMode,
+    ownerSharePct: source.ownerSharePct,
+    rentBasis: source.rentBasis,
+    rentCny: source.rentCny,
+    capacityKwh: source.capacityKwh,
+    maintenanceCnyPerMonth: source.maintenanceCnyPerMonth,
+    insuranceCnyPerMonth: source.insuranceCnyPerMonth,
+    costBearer: source.costBearer,
+    investors: source.investors.map((i) => ({ companyId: i.companyId, ratioPct: i.ratioPct })),
+    siteIds: [free!.id],
+    boundFrom: from,
+  });
+  expect(project.code, project.msg).toBe(0);
+  endedProject = { id: project.data.id, name: `E2E 上月账单项目 ${m}` };
+  const drafted = await call<{ id: number }>(endpoints.bill.draft.path, {
+    projectId: project.data.id,
+    month: m,
+  });
   expect(drafted.code, drafted.msg).toBe(0);
   const detail = await call<BillDetail>(endpoints.bill.detail.path, { id: drafted.data.id });
   expect(detail.code, detail.msg).toBe(0);
@@ -138,10 +214,11 @@ beforeAll(async () => {
       throw new Error(`no priced periods for ${target.name} ${month} within ${DATA_WAIT_MS} ms`);
     await new Promise((r) => setTimeout(r, 3_000));
   }
-  // The running month (a month-to-date draft) and last month (ended; the demo drafted it at start).
+  // The running month (a month-to-date draft) and last month (ended).
   const today = localTimeOf(Date.now(), ZONE).date;
   running = today.slice(0, 7) === month ? bill : await draftDetail(today.slice(0, 7));
-  ended = previousMonth(today) === month ? bill : await draftDetail(previousMonth(today));
+  endedProject = { id: target.id, name: target.name };
+  ended = previousMonth(today) === month ? bill : await endedMonthBill(previousMonth(today));
   expect(ended.state).toBe('draft');
 }, DATA_WAIT_MS + 60_000);
 
@@ -235,10 +312,34 @@ describe('monthly bills', () => {
     await context.close();
   });
 
+  it('draft now of a month in which no site was bound is refused with its text (7065), nothing drafted', async () => {
+    const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
+    onTestFailed(() => screenshot(page, 'bill-unbound-failed'));
+    // Two months back: before the demo's binding, which starts at its written past (days ago).
+    const unbound = previousMonth(`${previousMonth(localTimeOf(Date.now(), ZONE).date)}-01`);
+    const [binding] = (await call<ProjectDetail>(endpoints.project.detail.path, { id: target.id })).data
+      .sites;
+    expect(binding!.boundFrom > `${unbound}-31`).toBe(true);
+    await openList(page, 'zh');
+    await page.getByTestId('bill-draft').click();
+    await page.getByTestId('bill-draft-dialog').waitFor();
+    await chooseOption(page, 'bill-draft-project', target.name);
+    await chooseOption(page, 'bill-draft-month', unbound);
+    await page.getByTestId('bill-draft-submit').click();
+    await toast(page, '该月项目没有绑定站点，无法生成账单').waitFor();
+    const list = await call<ListPage<{ month: string }>>(endpoints.bill.pageList.path, {
+      pageNum: 1,
+      pageSize: 100,
+      projectId: target.id,
+    });
+    expect(list.data.list.map((b) => b.month)).not.toContain(unbound);
+    await context.close();
+  });
+
   it('last month (ended) settled once (a second settle: 电费已结算); exported; printed', async () => {
     const { page, context } = await newPage(browser, DESKTOP, { timezoneId: ZONE });
     onTestFailed(() => screenshot(page, 'bill-settle-failed'));
-    await openList(page, 'zh', ended.id);
+    await openList(page, 'zh', ended.id, endedProject.name);
     expect(await page.locator(`[data-testid="bill-mtd-${ended.id}"]`).count()).toBe(0);
 
     // A second page that still shows the draft (for the second settle below).
@@ -258,11 +359,13 @@ describe('monthly bills', () => {
     const downloading = page.waitForEvent('download');
     await page.getByTestId('bill-drawer-export').click();
     const download = await downloading;
-    expect(download.suggestedFilename()).toBe(`bill-${target.id}-${ended.month}-v${ended.version}.xlsx`);
+    expect(download.suggestedFilename()).toBe(
+      `bill-${endedProject.id}-${ended.month}-v${ended.version}.xlsx`,
+    );
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile((await download.path())!);
     const cells = workbook.worksheets[0]!.getSheetValues().flat().map(String).join('|');
-    expect(cells).toContain(target.name);
+    expect(cells).toContain(endedProject.name);
 
     // Settle.
     await page.getByTestId('bill-drawer-confirm').click();

@@ -5,7 +5,8 @@
  * new version with its reason while the settled one stays as it was; tenancy (another company's
  * administrator gets 7062 and an empty list); the `bill-draft` task drafting last month of every
  * project in operation; the xlsx export; a month is settled only once it has ended in the zone of
- * every site bound in it (7064 before; the service's clock injected), also with a Berlin site.
+ * every site bound in it (7064 before; the service's clock injected), also with a Berlin site; a
+ * month in which no site was bound is refused (7065, nothing written) and skipped by the task.
  */
 import { ErrorCode, endpoints, type TouSchemeDocument } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
@@ -335,6 +336,40 @@ describe.each(engines)('bill calls on %s', (engine) => {
       .where(and(eq(bill.projectId, running), eq(bill.month, '2025-07')));
     expect(rows.map((r) => [r.version, r.state, r.netBenefitCny])).toEqual([[1, 'draft', 780]]);
     expect(await db.select().from(bill).where(eq(bill.projectId, building))).toEqual([]);
+  });
+
+  it('7065: a month in which no site was bound is not billed (call refused, nothing written; the task skips it)', async () => {
+    const projectId = await addProject(); // its site is bound from 2025-06-01
+    for (const lang of ['zh', 'en'] as const) {
+      expectRefusal(
+        await api(calls.draft.path, { projectId, month: '2025-05' }, lang),
+        ErrorCode.BILL_NO_SITE_BOUND,
+        lang,
+      );
+    }
+    const refused = await api(calls.draft.path, { projectId, month: '2025-05' }, 'en');
+    expect(refused.msg).toContain('No site was bound to the project in that month; there is nothing to bill');
+    expect(await db.select().from(bill).where(eq(bill.projectId, projectId))).toEqual([]);
+
+    // The monthly task fired 2025-06-01 12:00 UTC (last month 2025-05): the project is skipped.
+    const result = (await billDraftKind(db).run(
+      {
+        fireAt: new Date(Date.UTC(2025, 5, 1, 12)),
+        signal: new AbortController().signal,
+        trigger: 'schedule',
+      },
+      {},
+    )) as { skipped: number; failed: { projectId: number }[] };
+    expect(result.skipped).toBeGreaterThanOrEqual(1);
+    expect(result.failed.map((f) => f.projectId)).not.toContain(projectId);
+    expect(await db.select().from(bill).where(eq(bill.projectId, projectId))).toEqual([]);
+
+    // A binding that ended before the month does not count either; the bound month drafts.
+    await db.update(projectSite).set({ boundTo: '2025-07-01' }).where(eq(projectSite.projectId, projectId));
+    expect((await api(calls.draft.path, { projectId, month: '2025-07' })).code).toBe(
+      ErrorCode.BILL_NO_SITE_BOUND,
+    );
+    expect((await api(calls.draft.path, { projectId, month: '2025-06' })).code).toBe(0);
   });
 
   it('a month is settled only once it has ended in every bound site’s zone (7064 before, nothing changed)', async () => {

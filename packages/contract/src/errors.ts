@@ -251,6 +251,11 @@ export const ErrorCode = {
    * not settled yet.
    */
   BILL_MONTH_NOT_ENDED: 7064,
+  /**
+   * ours (issue 17 review): no site was bound to the project on any day of the month (before its
+   * first binding, after its last one ended): there is no energy to bill, only costs.
+   */
+  BILL_NO_SITE_BOUND: 7065,
   TIME_INCONSISTENT: 9996,
   TOKEN_KEY_INCORRECT: 9997,
   TOKEN_INVALID: 9999,
@@ -505,6 +510,10 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
   7064: {
     zh: '账单月份尚未结束，月末后才能结算',
     en: 'The month has not ended yet; it can be settled after its last day',
+  },
+  7065: {
+    zh: '该月项目没有绑定站点，无法生成账单',
+    en: 'No site was bound to the project in that month; there is nothing to bill',
   },
   9996: { zh: '时间与服务器不一致', en: 'Time inconsistent with the server' },
   9997: { zh: '令牌密钥错误', en: 'Token key incorrect' },

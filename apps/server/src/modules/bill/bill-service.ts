@@ -141,6 +141,22 @@ export class BillService {
     return billMonthEndMs(month, inMonth.length ? inMonth : rows.map((r) => r.tz));
   }
 
+  /** Whether a site was bound to the project on a day of `month` (local dates `[bound_from, bound_to)`). */
+  private async anySiteBound(db: Db | Tx, projectId: number, month: string): Promise<boolean> {
+    const [row] = await db
+      .select({ id: projectSite.id })
+      .from(projectSite)
+      .where(
+        and(
+          eq(projectSite.projectId, projectId),
+          lt(projectSite.boundFrom, nextMonthFirst(month)),
+          sql`(${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${`${month}-01`})`,
+        ),
+      )
+      .limit(1);
+    return row !== undefined;
+  }
+
   /** Gathers {@link computeBill}'s input for `projectId` × `month` (see the module note). */
   async input(db: Db | Tx, projectRow: typeof project.$inferSelect, month: string): Promise<BillInput> {
     const first = `${month}-01`;
@@ -357,7 +373,9 @@ export class BillService {
 
   /**
    * Drafts (or re-drafts) `month` of a project: 7060 when a version is confirmed and none is a
-   * later draft; a later draft (a correction) is recomputed in place, as is a plain draft.
+   * later draft; a later draft (a correction) is recomputed in place, as is a plain draft; 7065
+   * when no site was bound to the project on any day of the month (a bill of costs only, with no
+   * energy, is not made; issue 17 review), nothing written.
    */
   async draft(
     scope: CompanyScope,
@@ -379,6 +397,7 @@ export class BillService {
       } else if (latest?.state === 'confirmed') {
         throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
       }
+      if (!(await this.anySiteBound(tx, projectId, month))) throw new ApiError(ErrorCode.BILL_NO_SITE_BOUND);
       const doc = this.compute(await this.input(tx, p, month), lang);
       const values = {
         incomeMode: doc.incomeMode,
@@ -541,24 +560,29 @@ export class BillService {
 
   /**
    * Drafts the last month of every project in operation (the `bill-draft` task): projects whose
-   * month is settled are skipped, refusals (a contract that breaks the rule, a date without a
-   * tariff) are reported per project and do not stop the others.
+   * month is settled are counted in `settled`, projects with no site bound in the month (7065:
+   * before their first binding, after their last) in `skipped`; refusals (a contract that breaks
+   * the rule, a date without a tariff) are reported per project and do not stop the others.
    */
-  async draftAll(
-    nowMs: number,
-  ): Promise<{ drafted: number; settled: number; failed: { projectId: number; error: string }[] }> {
+  async draftAll(nowMs: number): Promise<{
+    drafted: number;
+    settled: number;
+    skipped: number;
+    failed: { projectId: number; error: string }[];
+  }> {
     const projects = await this.db
       .select({ id: project.id })
       .from(project)
       .where(eq(project.status, 'in_operation'))
       .orderBy(asc(project.id));
-    const out = { drafted: 0, settled: 0, failed: [] as { projectId: number; error: string }[] };
+    const out = { drafted: 0, settled: 0, skipped: 0, failed: [] as { projectId: number; error: string }[] };
     const draftOne = async (projectId: number) => {
       try {
         await this.draft({ all: true }, projectId, await this.defaultMonth(projectId, nowMs), null, 'en');
         out.drafted += 1;
       } catch (err) {
         if (err instanceof ApiError && err.code === ErrorCode.SETTLEMENT_ALREADY_DONE) out.settled += 1;
+        else if (err instanceof ApiError && err.code === ErrorCode.BILL_NO_SITE_BOUND) out.skipped += 1;
         else out.failed.push({ projectId, error: (err as Error).message });
       }
     };

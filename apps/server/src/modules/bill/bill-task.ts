@@ -3,7 +3,8 @@
  * the last month's bill of every project in operation (bill-service.ts `draftAll`). Seeded on the
  * 1st of each month at 12:00 UTC: by then the month has ended in every zone from UTC−12 to UTC+14
  * and the `energy-tier` task (hourly) has filled the month's last day. A settled month is left
- * alone; a draft is recomputed; a project whose bill cannot be made is reported in the run's result.
+ * alone; a draft is recomputed; a project with no site bound in the month is skipped (counted as
+ * `skipped`; 7065); a project whose bill cannot be made is reported in the run's result.
  */
 import type { Db } from '../../core/db/database';
 import type { TaskKind } from '../../jobs/task-kinds';
