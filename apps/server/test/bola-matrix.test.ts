@@ -69,6 +69,7 @@ import {
   upgradeDevice,
   userAccount,
 } from '../src/core/db/schema';
+import { writeTariffVersions } from '../src/devices/tariff-history';
 import { BillService } from '../src/modules/bill/bill-service';
 import { call, type Envelope, type SignedIn, signIn } from './support/client';
 import { addAccount, addEmployee, addRole, addStaff, type Staff, unique } from './support/fixtures';
@@ -370,13 +371,36 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     return row!.id;
   }
   /**
-   * A bill of a project of A (a fresh one unless given): drafted for 2025-01 through the bill
-   * service as the monthly task would (the project has no sites: an empty bill), then settled
-   * when `state` is 'confirmed'.
+   * A project of A (a fresh one unless given) that can be billed for `month`: a fresh site of A
+   * bound to it for that month only (a month without a bound site is not billed, 7065; the
+   * binding has ended, so it holds no site now) and billed at a tariff from the month's first day
+   * (a day without one is refused: -100 tariffs).
+   */
+  async function addBillableProject(month: string, projectId?: number) {
+    const pid = projectId ?? (await addProject());
+    const [y, m] = month.split('-').map(Number) as [number, number];
+    const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+    const billedSite = await addSite(fresh('billed-site'));
+    await db
+      .insert(projectSite)
+      .values({ companyId: A, projectId: pid, siteId: billedSite, boundFrom: `${month}-01`, boundTo: next });
+    await writeTariffVersions(db, {
+      siteIds: [billedSite],
+      scheme: { id: null, name: fresh('tariff'), version: 1, document: validScheme(), twoPart: null },
+      effectiveFrom: `${month}-01`,
+      createdBy: null,
+    });
+    return pid;
+  }
+  /**
+   * A bill of a project of A (a fresh one unless given; {@link addBillableProject}): 2025-01
+   * drafted through the bill service as the monthly task would (no energy: an empty bill), then
+   * settled when `state` is 'confirmed'.
    */
   async function addBill(projectId?: number, state: 'draft' | 'confirmed' = 'draft') {
     const service = new BillService(db);
-    const out = await service.draft({ all: true }, projectId ?? (await addProject()), '2025-01', null, 'zh');
+    const pid = await addBillableProject('2025-01', projectId);
+    const out = await service.draft({ all: true }, pid, '2025-01', null, 'zh');
     if (state === 'confirmed') await service.confirm({ all: true }, out.id, 'bola');
     return out.id;
   }
@@ -887,7 +911,7 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       e: OK,
     },
     [endpoints.bill.draft.path]: {
-      body: async () => ({ projectId: await addProject(), month: '2025-02' }),
+      body: async () => ({ projectId: await addBillableProject('2025-02'), month: '2025-02' }),
       b: code(ErrorCode.PROJECT_NOT_FOUND),
       e: OK,
     },
