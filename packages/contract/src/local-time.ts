@@ -99,6 +99,12 @@ export function addDays(date: string, days: number): string {
 
 const dayStarts = new Map<string, number>();
 
+/** The first day (`YYYY-MM-01`) of the month after `month` (`YYYY-MM`): calendar arithmetic, no zone. */
+export function nextMonthStart(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${y + 1}-01-01` : `${y}-${pad2(m + 1)}-01`;
+}
+
 /**
  * UTC ms at which local calendar day `date` (`YYYY-MM-DD`) begins in `timeZone`: its local
  * midnight, the offset taken at midnight itself, so a daylight-saving day (Europe/Berlin

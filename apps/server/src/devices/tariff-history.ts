@@ -15,7 +15,13 @@
  * Settled months (issue 17 item 5, monthly bills) must never be re-priced: {@link firstUnsettledDate}
  * is the seam. It answers the first day a new version may start on.
  */
-import { ErrorCode, localTimeOf, type TouSchemeDocument, type TwoPartTariff } from '@ess/contract';
+import {
+  ErrorCode,
+  localTimeOf,
+  nextMonthStart,
+  type TouSchemeDocument,
+  type TwoPartTariff,
+} from '@ess/contract';
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
@@ -45,8 +51,7 @@ export interface TariffVersion {
  * The first site-local date of `siteId` that is not settled: a tariff version may start on it or
  * later, never earlier, so settled months are never re-priced. A month is settled when a
  * confirmed bill (issue 17 item 5, table `bill`) covers the site; the answer is the first day after
- * the latest such month, or {@link BEGINNING_OF_TIME} while none is (the same rule as the bill
- * service's `firstUnsettledDay`).
+ * the latest such month, or {@link BEGINNING_OF_TIME} while none is.
  */
 export async function firstUnsettledDate(db: Queryable, siteId: number): Promise<string> {
   const [row] = rowsOf<{ month: string | null }>(
@@ -55,8 +60,7 @@ export async function firstUnsettledDate(db: Queryable, siteId: number): Promise
       WHERE state = 'confirmed' AND document -> 'sites' @> ${JSON.stringify([{ siteId }])}::jsonb`),
   );
   if (!row?.month) return BEGINNING_OF_TIME;
-  const [y, m] = String(row.month).split('-').map(Number) as [number, number];
-  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+  return nextMonthStart(String(row.month));
 }
 
 /** Today's date of a site in its zone. */

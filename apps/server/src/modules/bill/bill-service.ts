@@ -43,6 +43,7 @@ import {
   ErrorCode,
   localTimeOf,
   NO_TWO_PART,
+  nextMonthStart,
   type ProjectIncomeMode,
   previousMonth,
   type TierKwh,
@@ -85,11 +86,6 @@ function tierPrices(doc: TouSchemeDocument): TierKwh {
   return out;
 }
 
-const nextMonthFirst = (month: string) => {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
-};
-
 export class BillService {
   /** `now`: the clock deciding whether a month has ended (UTC ms; tests pass a fixed one). */
   constructor(
@@ -127,7 +123,7 @@ export class BillService {
    */
   private async monthEndMs(db: Db | Tx, projectId: number, month: string): Promise<number> {
     const first = `${month}-01`;
-    const next = nextMonthFirst(month);
+    const next = nextMonthStart(month);
     const rows = await db
       .select({
         tz: site.timezone,
@@ -149,7 +145,7 @@ export class BillService {
       .where(
         and(
           eq(projectSite.projectId, projectId),
-          lt(projectSite.boundFrom, nextMonthFirst(month)),
+          lt(projectSite.boundFrom, nextMonthStart(month)),
           sql`(${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${`${month}-01`})`,
         ),
       )
@@ -160,7 +156,7 @@ export class BillService {
   /** Gathers {@link computeBill}'s input for `projectId` × `month` (see the module note). */
   async input(db: Db | Tx, projectRow: typeof project.$inferSelect, month: string): Promise<BillInput> {
     const first = `${month}-01`;
-    const next = nextMonthFirst(month);
+    const next = nextMonthStart(month);
     const investors = await db
       .select({
         companyId: projectInvestor.investorCompanyId,
@@ -538,24 +534,6 @@ export class BillService {
     if (!r) throw new ApiError(ErrorCode.BILL_NOT_FOUND);
     const siteNames = Object.fromEntries(r.b.document.sites.map((s) => [String(s.siteId), s.siteName]));
     return { ...this.toRow(r), document: r.b.document, siteNames };
-  }
-
-  /**
-   * The first site-local day of `siteId` that no settled bill covers (the tariff history's seam: a
-   * tariff version may not start before it, so settled months are never re-priced), or null when
-   * no bill of the site is settled.
-   */
-  async firstUnsettledDay(db: Db | Tx, siteId: number): Promise<string | null> {
-    const [row] = await db
-      .select({ month: sql<string | null>`max(${bill.month})` })
-      .from(bill)
-      .where(
-        and(
-          eq(bill.state, 'confirmed'),
-          sql`${bill.document}->'sites' @> ${JSON.stringify([{ siteId }])}::jsonb`,
-        ),
-      );
-    return row?.month ? nextMonthFirst(row.month) : null;
   }
 
   /**

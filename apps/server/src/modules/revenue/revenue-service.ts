@@ -16,6 +16,7 @@ import {
   ErrorCode,
   equivalentFullCycles,
   localTimeOf,
+  nextMonthStart,
   previewArbitrage,
   type RevenueFigures,
   type RevenueGranularity,
@@ -63,7 +64,7 @@ export function periodBounds(
   if (granularity === 'month') {
     const [y, m] = period.split('-').map(Number) as [number, number];
     const from = `${period}-01`;
-    const to = addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
+    const to = addDays(nextMonthStart(period), -1);
     const previous = m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
     return { from, to, previous };
   }
