@@ -1316,6 +1316,49 @@ export const projectMeter = pgTable(
 );
 
 /**
+ * A recorded replacement of a project's storage meter (issue 17 "a meter reading that goes
+ * backwards (meter replaced: record the swap, bill both parts)"). The gateway keeps the same
+ * `device` row (`device_id`, the declared storage meter); the physical meter changes at
+ * `swapped_at`. The old meter's final and the new meter's initial import/export total registers
+ * (kWh, the meter's own side: secondary kWh when it reads the secondary) close and open the two
+ * parts; the old meter's CT, PT and side are kept here (the `project_meter` row holds the new
+ * meter's). devices/tier-energy.ts splits the period holding the instant in two; the bills bill
+ * both parts (money/bill.ts, a swap is two meters). One swap per meter and instant.
+ */
+export const projectMeterSwap = pgTable(
+  'project_meter_swap',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    companyId: integer('company_id')
+      .notNull()
+      .references(() => company.id),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => project.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => device.id, { onDelete: 'cascade' }),
+    swappedAt: timestamp('swapped_at', { withTimezone: true }).notNull(),
+    oldImportKwh: doublePrecision('old_import_kwh').notNull(),
+    oldExportKwh: doublePrecision('old_export_kwh').notNull(),
+    newImportKwh: doublePrecision('new_import_kwh').notNull(),
+    newExportKwh: doublePrecision('new_export_kwh').notNull(),
+    oldCtRatio: numeric('old_ct_ratio', { precision: 12, scale: 4, mode: 'number' }).notNull(),
+    oldPtRatio: numeric('old_pt_ratio', { precision: 12, scale: 4, mode: 'number' }).notNull(),
+    oldReadsSecondary: boolean('old_reads_secondary').notNull(),
+    oldSerial: text('old_serial'),
+    newSerial: text('new_serial'),
+    note: text('note'),
+    createdBy: integer('created_by').references(() => employee.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('project_meter_swap_uq').on(t.deviceId, t.swappedAt),
+    index('project_meter_swap_project_idx').on(t.projectId),
+  ],
+);
+
+/**
  * History of a project: who did what when. `action` create | update | status | bind | unbind;
  * `changes` the changed fields with before/after values (contract `ProjectChangeEntry`).
  */
