@@ -1509,10 +1509,15 @@ export const bill = pgTable(
     netBenefitCny: numeric('net_benefit_cny', { precision: 16, scale: 2, mode: 'number' }).notNull(),
     document: jsonb('document').$type<BillResult>().notNull(),
     createdAt: createdAt(),
-    /** User name that drafted it; null = the monthly task. */
+    /** Name of the employee who drafted it when drafted (kept if the employee is deleted); null = the monthly task. */
     createdBy: text('created_by'),
+    /** The employee who drafted it (reads show the employee's current name); null = the monthly task or deleted. */
+    createdById: integer('created_by_id').references(() => employee.id, { onDelete: 'set null' }),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    /** Name of the employee who settled it, when settled. */
     confirmedBy: text('confirmed_by'),
+    /** The employee who settled it; null when not settled or the employee was deleted. */
+    confirmedById: integer('confirmed_by_id').references(() => employee.id, { onDelete: 'set null' }),
   },
   (t) => [
     uniqueIndex('bill_project_month_version_uq').on(t.projectId, t.month, t.version),
