@@ -40,6 +40,7 @@ export * from './lang';
 export * from './local-time';
 export * from './menu-tree';
 export * from './money/bill';
+export * from './money/demand';
 export * from './money/tier-periods';
 export * from './money/valuation';
 export * from './params/messages';

@@ -392,6 +392,37 @@ describe('leasing', () => {
     // 40 × 800 = 32,000 either way
     expect(bill.demand[0]).toMatchObject({ baselineCny: 32_000, measuredCny: 32_000, changeCny: 0 });
   });
+
+  it('a max-demand basis without a measured demand: the line is there, kW null, 0 CNY, change 0', () => {
+    const bill = computeBill({
+      month: '2025-06',
+      contract: leasing,
+      sites: [
+        site({
+          tariffs: [
+            {
+              from: '2025-01-01',
+              to: null,
+              pricesCnyPerKwh: prices({ peak: 1 }),
+              twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
+            },
+          ],
+          demand: { maxDemandKw: null, baselineMaxDemandKw: null },
+          meters: [],
+        }),
+      ],
+    });
+    expect(bill.demand).toEqual([
+      expect.objectContaining({
+        baselineKw: null,
+        measuredKw: null,
+        baselineCny: 0,
+        measuredCny: 0,
+        changeCny: 0,
+      }),
+    ]);
+    expect(bill.totals.demandChangeCny).toBe(0);
+  });
 });
 
 describe('price change mid-month, meter swap, site moved, faults', () => {

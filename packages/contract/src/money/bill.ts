@@ -39,6 +39,9 @@
  *    by the segment's days ÷ days of the month; the **demand charge change** = baseline − measured
  *    (positive = storage lowered the charge). With a contracted-demand basis or a capacity charge
  *    the two are equal and the change is 0 (storage does not move them); both figures are shown.
+ *    The maxima come with the site (money/demand.ts `monthDemand`: the highest 15-minute import
+ *    with storage, and of grid + battery without); null when not measured — the segment still has
+ *    its line (null kW, a max-demand charge of 0, change 0).
  * 5. **Net benefit** = value − cost + demand charge change.
  * 6. **Split** ({@link splitFen}: fen amounts by integer weights, largest remainder, ties to the
  *    earlier party — owner first, then investors in their order — so the parts add up exactly to
@@ -67,6 +70,7 @@ import {
 } from '../api/project';
 import { addDays, localDateStart } from '../local-time';
 import { daysInMonth, TOU_TIERS, type TouTier } from '../tou/scheme';
+import type { MonthDemand } from './demand';
 import { registerEnergyKwh, roundKwh, type TwoPartTariff, twoPartChargesCny, valueLine } from './valuation';
 
 /** How far from a boundary instant a meter reading still counts as read at it (15 min). */
@@ -156,8 +160,11 @@ export interface BillSiteInput {
   /** Local dates the site was bound to the project, `[from, to)`, `to` null = still bound. */
   bound: ReadonlyArray<{ from: string; to: string | null }>;
   tariffs: readonly BillTariff[];
-  /** The month's highest 15-minute demand at the grid connection, kW: measured, and without storage. */
-  demand?: { maxDemandKw: number | null; baselineMaxDemandKw: number | null };
+  /**
+   * The month's highest 15-minute demand at the grid connection, kW: measured, and without
+   * storage (money/demand.ts {@link MonthDemand}, over the bound days); null = not measured.
+   */
+  demand?: MonthDemand;
   meters: readonly BillMeterInput[];
 }
 
@@ -637,7 +644,13 @@ export function computeBill(input: BillInput): BillResult {
         maxDemandKw: site.demand?.maxDemandKw ?? null,
         monthFraction: fraction,
       });
-      if (baseline.totalCny !== 0 || measured.totalCny !== 0) {
+      // Every segment priced with a basic charge has its line, also when the demand was not
+      // measured (null kW, 0 CNY: the bill says "not measured" rather than "no two-part tariff").
+      const twoPart = seg.tariff.twoPart;
+      const basicCharge =
+        (twoPart.demandChargeCnyPerKwMonth !== null && twoPart.demandBasis !== null) ||
+        (twoPart.capacityChargeCnyPerKvaMonth !== null && twoPart.transformerKva !== null);
+      if (basicCharge) {
         demand.push({
           siteId: site.siteId,
           from: seg.from,
