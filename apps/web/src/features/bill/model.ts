@@ -27,30 +27,6 @@ export function billStateLabel(state: BillState, lang: Lang): string {
   return BILL_STATE_LABELS[state][lang];
 }
 
-/** The number locale of `lang` (the i18n module's tags; kept here so this file stays free of the DOM). */
-const localeOf = (lang: Lang) => (lang === 'en' ? 'en-US' : 'zh-CN');
-
-const cnyFormats = new Map<string, Intl.NumberFormat>();
-
-/** `1234.5` → '1,234.50' (always two decimals: money is in fen); '—' for none. */
-export function formatCny(value: number | null | undefined, lang: Lang): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  const locale = localeOf(lang);
-  let f = cnyFormats.get(locale);
-  if (!f) {
-    f = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-    cnyFormats.set(locale, f);
-  }
-  const fen = Math.round(value * 100);
-  return f.format(fen === 0 ? 0 : fen / 100);
-}
-
-/** A register value or kWh with up to three decimals, '—' for none. */
-export function formatKwh(value: number | null | undefined, lang: Lang): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  return new Intl.NumberFormat(localeOf(lang), { maximumFractionDigits: 3 }).format(value);
-}
-
 /**
  * The primary kWh of one period recomputed from its registers: (end − start) × multiplier, or
  * null when a register is missing or went backwards (the period then came from the rollups).

@@ -22,7 +22,7 @@ import { Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSwitch } from '@/features/auth';
 import { COCKPIT_REFRESH_MS, fetchCockpit, fetchPublicCockpit } from '@/features/bigscreen';
-import { browserTimeZone, formatNumber, formatTime } from '@/shared/format';
+import { browserTimeZone, formatCny, formatNumber, formatTime } from '@/shared/format';
 import { TimeBaseProvider, ZoneTag } from '@/shared/format/time-base';
 import { liveWins, useLiveChannel } from '@/shared/live';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
@@ -209,14 +209,14 @@ export default function CockpitPage() {
                 />
                 <Figure
                   label={t('bigscreen.revenueToday')}
-                  value={formatNumber(data.revenue.todayCny, 0)}
+                  value={formatCny(data.revenue.todayCny)}
                   unit={t('bigscreen.cny')}
                   tone="good"
                   testId="cockpit-revenue-today"
                 />
                 <Figure
                   label={t('bigscreen.cockpit.revenueMonth')}
-                  value={formatNumber(data.revenue.monthCny, 0)}
+                  value={formatCny(data.revenue.monthCny)}
                   unit={t('bigscreen.cny')}
                   tone="good"
                   testId="cockpit-revenue-month"

@@ -10,7 +10,7 @@
  * Every function takes `null`/`undefined` for "no reading" and renders it as {@link NO_VALUE}
  * — a missing reading is never shown as 0.
  */
-import { utcOffsetText } from '@ess/contract';
+import { type Lang, roundCny, roundKwh, utcOffsetText } from '@ess/contract';
 import { currentLang, localeOf } from '../i18n';
 
 /** Shown where a reading is missing. */
@@ -35,6 +35,83 @@ export function formatNumber(value: number | null | undefined, digits = 1): stri
   // Avoid '-0' for tiny negative readings that round to zero.
   const rounded = Math.round(value * 10 ** digits) / 10 ** digits;
   return numberFormat(digits).format(rounded === 0 ? 0 : rounded);
+}
+
+/**
+ * Decimals of money and energy as the console shows them (one rule for the bill, its print page,
+ * revenue statistics, the ToU preview, the cockpit and the big screens):
+ * - CNY: always two — money is kept to the fen (contract money/valuation.ts `roundCny`; a bill's
+ *   lines and totals are sums of fen, so its printed columns add up as shown);
+ * - price CNY/kWh: always four — the precision tariff notices publish energy prices in
+ *   (e.g. 0.6512 元/kWh); the bill's print page lists it beside each line;
+ * - kWh (energies, register readings): up to three — the Wh energies are kept to (`roundKwh`),
+ *   so a register difference × multiplier can be checked on the page to the last digit.
+ */
+export const CNY_DIGITS = 2;
+export const PRICE_DIGITS = 4;
+export const KWH_DIGITS = 3;
+
+const fixedFormats = new Map<string, Intl.NumberFormat>();
+
+function fixedFormat(lang: Lang, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${lang}|${JSON.stringify(options)}`;
+  let format = fixedFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(localeOf(lang), options);
+    fixedFormats.set(key, format);
+  }
+  return format;
+}
+
+const missing = (value: number | null | undefined): value is null | undefined =>
+  value === null || value === undefined || !Number.isFinite(value);
+
+/**
+ * An amount in CNY for a column or a text that names the unit: `1234.5` → '1,234.50' (zh and en
+ * alike), rounded to the fen half away from zero as the server does (`roundCny`); never '-0.00';
+ * '—' for none. `lang`: the UI language unless given (the bill's print page passes its own).
+ */
+export function formatCny(value: number | null | undefined, lang: Lang = currentLang()): string {
+  if (missing(value)) return NO_VALUE;
+  return fixedFormat(lang, { minimumFractionDigits: CNY_DIGITS, maximumFractionDigits: CNY_DIGITS }).format(
+    roundCny(value),
+  );
+}
+
+/**
+ * An amount in CNY with its currency sign, for a figure standing alone: `1234.5` → '¥1,234.50'
+ * (zh) / 'CN¥1,234.50' (en: the sign English readers tell from the yen's); '—' for none.
+ */
+export function formatCnyAmount(value: number | null | undefined, lang: Lang = currentLang()): string {
+  if (missing(value)) return NO_VALUE;
+  return fixedFormat(lang, {
+    style: 'currency',
+    currency: 'CNY',
+    minimumFractionDigits: CNY_DIGITS,
+    maximumFractionDigits: CNY_DIGITS,
+  }).format(roundCny(value));
+}
+
+/** An energy price in CNY/kWh (unit named by the caller): `0.6` → '0.6000'; '—' for none. */
+export function formatPrice(value: number | null | undefined, lang: Lang = currentLang()): string {
+  if (missing(value)) return NO_VALUE;
+  // Half away from zero as written (0.31575 → 0.3158): cut binary noise at 15 significant digits first.
+  const scaled = Number((Math.abs(value) * 10 ** PRICE_DIGITS).toPrecision(15));
+  const rounded = (Math.sign(value) * Math.round(scaled)) / 10 ** PRICE_DIGITS;
+  return fixedFormat(lang, {
+    minimumFractionDigits: PRICE_DIGITS,
+    maximumFractionDigits: PRICE_DIGITS,
+  }).format(rounded === 0 ? 0 : rounded);
+}
+
+/**
+ * An energy or a register reading in kWh (unit named by the caller) to the Wh:
+ * `12345.6789` → '12,345.679', `40` → '40'; '—' for none.
+ */
+export function formatKwh(value: number | null | undefined, lang: Lang = currentLang()): string {
+  if (missing(value)) return NO_VALUE;
+  const rounded = roundKwh(value);
+  return fixedFormat(lang, { maximumFractionDigits: KWH_DIGITS }).format(rounded === 0 ? 0 : rounded);
 }
 
 /** Units shown after figures (the same symbols in both languages). */

@@ -6,7 +6,7 @@
  */
 import { siteFigures } from '@ess/contract';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { formatCny, formatNumber } from '@/shared/format';
 import { Figure, Panel, ScreenChart } from '@/shared/screen';
 import { AlarmList } from '../components/common';
 import { PowerFlow } from '../components/PowerFlow';
@@ -73,7 +73,7 @@ export default function SysScreen() {
                 <Figure label={t('bigscreen.pvYield')} value={formatNumber(data.today.pvKwh, 1)} unit="kWh" />
                 <Figure
                   label={t('bigscreen.revenueToday')}
-                  value={formatNumber(data.today.revenueCny, 2)}
+                  value={formatCny(data.today.revenueCny)}
                   unit={t('bigscreen.cny')}
                   tone="good"
                 />

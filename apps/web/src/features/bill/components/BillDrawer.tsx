@@ -32,10 +32,10 @@ import {
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
-import { formatDateTime } from '@/shared/format';
+import { formatCny, formatDateTime, formatKwh, formatNumber } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { billKeys, confirmBill, fetchBill, fetchVersions } from '../api';
-import { BILL_STATE_COLORS, billStateLabel, formatCny, formatKwh, isMonthToDate } from '../model';
+import { BILL_STATE_COLORS, billStateLabel, isMonthToDate } from '../model';
 import { DemandTable, LinesTable, PartiesTable } from './BillLines';
 
 export function BillDrawer({
@@ -161,8 +161,8 @@ export function BillDrawer({
                       {t('bill.siteHours', {
                         site: s.siteName,
                         zone: s.timeZone,
-                        hours: formatKwh(s.monthHours, lang),
-                        billed: formatKwh(s.billedHours, lang),
+                        hours: formatNumber(s.monthHours, 3),
+                        billed: formatNumber(s.billedHours, 3),
                       })}
                     </span>
                   ))}

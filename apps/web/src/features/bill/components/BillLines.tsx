@@ -18,8 +18,8 @@ import {
 } from '@ess/contract';
 import { Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { formatDayTime, formatTime } from '@/shared/format';
-import { checkLine, dateRange, formatCny, formatKwh, isRollupLine, periodRegisterKwh } from '../model';
+import { formatCny, formatDayTime, formatKwh, formatNumber, formatPrice, formatTime } from '@/shared/format';
+import { checkLine, dateRange, isRollupLine, periodRegisterKwh } from '../model';
 
 type Row = BillLine & { index: number };
 
@@ -63,7 +63,7 @@ function Periods({ line, zone, index, lang }: { line: BillLine; zone: string; in
         </span>
         <span className="bill-muted bill-num">
           {fromRegisters !== null
-            ? `(${formatKwh(end, lang)} − ${formatKwh(start, lang)}) × ${formatKwh(line.multiplier, lang)} = ${formatKwh(stored, lang)} kWh`
+            ? `(${formatKwh(end, lang)} − ${formatKwh(start, lang)}) × ${formatNumber(line.multiplier, 3)} = ${formatKwh(stored, lang)} kWh`
             : `${formatKwh(stored, lang)} kWh (${t('bill.source.rollup')})`}
         </span>
       </span>
@@ -97,8 +97,8 @@ function Periods({ line, zone, index, lang }: { line: BillLine; zone: string; in
       <div className="bill-muted" data-testid={`bill-periods-${index}`}>
         {line.importStartKwh !== null
           ? t('bill.period.fromReadings', {
-              imp: `(${formatKwh(line.importEndKwh, lang)} − ${formatKwh(line.importStartKwh, lang)}) × ${formatKwh(line.multiplier, lang)}`,
-              exp: `(${formatKwh(line.exportEndKwh, lang)} − ${formatKwh(line.exportStartKwh, lang)}) × ${formatKwh(line.multiplier, lang)}`,
+              imp: `(${formatKwh(line.importEndKwh, lang)} − ${formatKwh(line.importStartKwh, lang)}) × ${formatNumber(line.multiplier, 3)}`,
+              exp: `(${formatKwh(line.exportEndKwh, lang)} − ${formatKwh(line.exportStartKwh, lang)}) × ${formatNumber(line.multiplier, 3)}`,
             })
           : t('bill.period.none')}
       </div>
@@ -168,7 +168,7 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
       key: 'mult',
       title: t('bill.field.multiplier'),
       align: 'right',
-      render: (_, l) => <span className="bill-num">×{formatKwh(l.multiplier, lang)}</span>,
+      render: (_, l) => <span className="bill-num">×{formatNumber(l.multiplier, 3)}</span>,
     },
     {
       key: 'charged',
@@ -186,7 +186,7 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
       key: 'price',
       title: t('bill.field.price'),
       align: 'right',
-      render: (_, l) => <span className="bill-num">{formatKwh(l.priceCnyPerKwh, lang)}</span>,
+      render: (_, l) => <span className="bill-num">{formatPrice(l.priceCnyPerKwh, lang)}</span>,
     },
     {
       key: 'cost',

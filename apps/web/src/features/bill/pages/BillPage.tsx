@@ -37,7 +37,7 @@ import { lazy, type ReactNode, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
-import { browserTimeZone, formatDateTime } from '@/shared/format';
+import { browserTimeZone, formatCny, formatDateTime } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { DataTable } from '@/shared/ui/DataTable';
 import { RefreshButton } from '@/shared/ui/ListToolbar';
@@ -48,7 +48,6 @@ import {
   billPrintHref,
   billStateLabel,
   endedMonths,
-  formatCny,
   isMonthToDate,
   runningMonth,
 } from '../model';

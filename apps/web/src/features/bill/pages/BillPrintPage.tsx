@@ -19,10 +19,10 @@ import { Button, Result, Segmented, Spin } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { formatDateTime } from '@/shared/format';
+import { formatCny, formatDateTime, formatKwh, formatNumber, formatPrice } from '@/shared/format';
 import { changeLang, currentLang } from '@/shared/i18n';
 import { billKeys, fetchBill } from '../api';
-import { billStateLabel, dateRange, formatCny, formatKwh, isRollupLine, lastDay } from '../model';
+import { billStateLabel, dateRange, isRollupLine, lastDay } from '../model';
 import '../bill.css';
 
 export default function BillPrintPage() {
@@ -127,8 +127,8 @@ export default function BillPrintPage() {
                     {t('bill.siteHours', {
                       site: s.siteName,
                       zone: s.timeZone,
-                      hours: formatKwh(s.monthHours, lang),
-                      billed: formatKwh(s.billedHours, lang),
+                      hours: formatNumber(s.monthHours, 3),
+                      billed: formatNumber(s.billedHours, 3),
                     })}
                     {metersOf(s.siteId).length > 0 && (
                       <span className="mono">
@@ -200,10 +200,10 @@ export default function BillPrintPage() {
                 </td>
                 <td className="nowrap">{BILL_TIER_LABELS[l.tier][lang]}</td>
                 <td className="nowrap">{registers(l)}</td>
-                <td className="num">×{formatKwh(l.multiplier, lang)}</td>
+                <td className="num">×{formatNumber(l.multiplier, 3)}</td>
                 <td className="num">{formatKwh(l.chargedKwh, lang)}</td>
                 <td className="num">{formatKwh(l.dischargedKwh, lang)}</td>
-                <td className="num">{formatKwh(l.priceCnyPerKwh, lang)}</td>
+                <td className="num">{formatPrice(l.priceCnyPerKwh, lang)}</td>
                 <td className="num">{formatCny(l.costCny, lang)}</td>
                 <td className="num">{formatCny(l.valueCny, lang)}</td>
                 <td className="nowrap">{sourceText(l)}</td>

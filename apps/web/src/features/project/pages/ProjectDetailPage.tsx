@@ -52,7 +52,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { usePermission } from '@/features/auth';
 import { showSuccess } from '@/shared/feedback';
-import { formatDateTime, formatQuantity } from '@/shared/format';
+import { formatCny, formatDateTime, formatPrice, formatQuantity } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { dayjs, useDayjsLocale } from '@/shared/i18n/dayjs';
 import { SiteMap, type SiteMapPoint } from '@/shared/map';
@@ -127,7 +127,8 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
   const rent =
     p.incomeMode === 'leasing' && p.rentBasis
       ? t('project.detail.rent', {
-          amount: p.rentCny ?? '—',
+          // Monthly rent is an amount; rent per kWh of capacity a rate (stored to 0.0001 CNY).
+          amount: p.rentBasis === 'monthly' ? formatCny(p.rentCny) : formatPrice(p.rentCny),
           unit:
             p.rentBasis === 'monthly'
               ? t('project.form.rentUnitMonthly')
@@ -237,12 +238,12 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
             {
               key: 'maintenance',
               label: t('project.field.maintenanceCnyPerMonth'),
-              children: p.maintenanceCnyPerMonth,
+              children: formatCny(p.maintenanceCnyPerMonth),
             },
             {
               key: 'insurance',
               label: t('project.field.insuranceCnyPerMonth'),
-              children: p.insuranceCnyPerMonth,
+              children: formatCny(p.insuranceCnyPerMonth),
             },
             {
               key: 'bearer',

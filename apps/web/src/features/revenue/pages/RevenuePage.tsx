@@ -25,7 +25,7 @@ import { Alert, Card, DatePicker, Empty, Segmented, Select, Spin, Table, type Ta
 import dayjs, { type Dayjs } from 'dayjs';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { formatCny, formatCnyAmount, formatKwh, formatNumber, formatPrice } from '@/shared/format';
 import { fetchRevenueStat, fetchRevenueTargets, type RevenueQuery, revenueKeys } from '../api';
 import '../revenue.css';
 
@@ -37,8 +37,9 @@ const PERIOD_FORMAT: Record<RevenueGranularity, string> = {
   year: 'YYYY',
 };
 
-const cny = (v: number) => formatNumber(v, 2);
-const kwh = (v: number) => formatNumber(v, 1);
+/** Table cells (antd passes the row as a second argument: not a language). */
+const cny = (v: number) => formatCny(v);
+const kwh = (v: number) => formatKwh(v);
 
 /** Today (`YYYY-MM-DD`) in `timeZone` (the browser's when absent): a site's days are its own. */
 function siteToday(timeZone?: string): string {
@@ -166,21 +167,21 @@ function RevenueBody({ data, loading }: { data: RevenueStatResponse; loading: bo
     {
       key: 'cost',
       label: t('revenue.cost'),
-      value: `¥${cny(data.totals.costCny)}`,
+      value: formatCnyAmount(data.totals.costCny),
       raw: data.totals.costCny,
       delta: change(data.totals.costCny, data.previous.costCny),
     },
     {
       key: 'value',
       label: t('revenue.value'),
-      value: `¥${cny(data.totals.valueCny)}`,
+      value: formatCnyAmount(data.totals.valueCny),
       raw: data.totals.valueCny,
       delta: change(data.totals.valueCny, data.previous.valueCny),
     },
     {
       key: 'net',
       label: t('revenue.net'),
-      value: `¥${cny(data.totals.netCny)}`,
+      value: formatCnyAmount(data.totals.netCny),
       raw: data.totals.netCny,
       delta: change(data.totals.netCny, data.previous.netCny),
     },
@@ -199,7 +200,7 @@ function RevenueBody({ data, loading }: { data: RevenueStatResponse; loading: bo
     {
       key: 'expected',
       label: t('revenue.expected', { days: data.expected?.days ?? 0 }),
-      value: data.expected ? `¥${cny(data.expected.netCny)}` : '—',
+      value: data.expected ? formatCnyAmount(data.expected.netCny) : '—',
       raw: data.expected?.netCny ?? null,
       delta: data.expected ? change(data.totals.netCny, data.expected.netCny) : null,
     },
@@ -223,7 +224,7 @@ function RevenueBody({ data, loading }: { data: RevenueStatResponse; loading: bo
             title: t('revenue.price'),
             dataIndex: 'priceCnyPerKwh',
             align: 'right' as const,
-            render: (v: number | null) => (v === null ? '—' : formatNumber(v, 4)),
+            render: (v: number | null) => formatPrice(v),
           },
         ]
       : []),

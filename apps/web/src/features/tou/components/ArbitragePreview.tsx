@@ -22,7 +22,7 @@ import { DatePicker, Empty, InputNumber, Select, Skeleton, Table, Tag } from 'an
 import type { Dayjs } from 'dayjs';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatNumber, formatQuantity } from '@/shared/format';
+import { formatCny, formatNumber, formatPrice, formatQuantity } from '@/shared/format';
 import { dayjs } from '@/shared/i18n/dayjs';
 import { SOURCE_COLORS, TIER_COLORS } from '../model';
 import { StrategyComparison } from './StrategyComparison';
@@ -66,7 +66,7 @@ export function ArbitragePreview({
     [resolved, site, usable, efficiency],
   );
 
-  const cny = (value: number) => t('tou.preview.cny', { value: formatNumber(value, 2) });
+  const cny = (value: number) => t('tou.preview.cny', { value: formatCny(value) });
 
   return (
     <section className="tou-panel" data-testid="arbitrage-preview">
@@ -183,7 +183,7 @@ export function ArbitragePreview({
                       key: 'price',
                       title: t('tou.period.price'),
                       align: 'right',
-                      render: (_, p) => formatNumber(p.priceCnyPerKwh, 4),
+                      render: (_, p) => formatPrice(p.priceCnyPerKwh),
                     },
                     {
                       key: 'charged',
@@ -201,7 +201,7 @@ export function ArbitragePreview({
                       key: 'net',
                       title: t('tou.preview.periodNet'),
                       align: 'right',
-                      render: (_, p) => formatNumber(p.netCny, 2),
+                      render: (_, p) => formatCny(p.netCny),
                     },
                   ]}
                 />

@@ -11,7 +11,7 @@
 import { TEXT_LIMITS, TOU_ACTIONS, TOU_TIERS, type TouPeriod } from '@ess/contract';
 import { Input, InputNumber, Select, Table, type TableColumnsType, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { formatPrice } from '@/shared/format';
 import { type IssueIndex, issuesAt, TIER_COLORS } from '../model';
 import { FieldIssues } from './Issues';
 import { ActionIcon } from './Timeline';
@@ -115,7 +115,7 @@ export function PeriodTable({
       </>
     ) : (
       <>
-        {formatNumber(p.priceCnyPerKwh, 4)}
+        {formatPrice(p.priceCnyPerKwh)}
         {show(i, 'price', 'priceCnyPerKwh')}
       </>
     );

@@ -24,7 +24,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, InputNumber, Skeleton, Table } from 'antd';
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { formatCny, formatNumber } from '@/shared/format';
 import { fetchOptimalPlan, touKeys } from '../api';
 import { DEFAULT_STRATEGY } from '../model';
 
@@ -126,9 +126,10 @@ export function StrategyComparison({
     const gain = round2(r.netCny - base);
     const pct =
       base !== 0 ? ` (${gain >= 0 ? '+' : ''}${formatNumber((gain / Math.abs(base)) * 100, 1)} %)` : '';
-    return `${gain >= 0 ? '+' : ''}${formatNumber(gain, 2)}${pct}`;
+    return `${gain >= 0 ? '+' : ''}${formatCny(gain)}${pct}`;
   };
-  const num = (digits: number) => (v: number) => formatNumber(v, digits);
+  const kwh = (v: number) => formatNumber(v, 1);
+  const cny = (v: number) => formatCny(v);
 
   const series = [
     ...(comparison
@@ -232,9 +233,7 @@ export function StrategyComparison({
             key: 'net',
             title: t('tou.preview.net'),
             align: 'right',
-            render: (_, r) => (
-              <strong data-testid={`compare-net-${r.key}`}>{formatNumber(r.netCny, 2)}</strong>
-            ),
+            render: (_, r) => <strong data-testid={`compare-net-${r.key}`}>{formatCny(r.netCny)}</strong>,
           },
           {
             key: 'gain',
@@ -247,36 +246,36 @@ export function StrategyComparison({
             title: t('tou.preview.chargedKwh'),
             align: 'right',
             dataIndex: 'chargedKwh',
-            render: num(1),
+            render: kwh,
           },
           {
             key: 'discharged',
             title: t('tou.preview.dischargedKwh'),
             align: 'right',
             dataIndex: 'dischargedKwh',
-            render: num(1),
+            render: kwh,
           },
-          { key: 'cost', title: t('tou.preview.cost'), align: 'right', dataIndex: 'costCny', render: num(2) },
+          { key: 'cost', title: t('tou.preview.cost'), align: 'right', dataIndex: 'costCny', render: cny },
           {
             key: 'revenue',
             title: t('tou.preview.revenue'),
             align: 'right',
             dataIndex: 'revenueCny',
-            render: num(2),
+            render: cny,
           },
           {
             key: 'wear',
             title: t('tou.optimal.degradationCny'),
             align: 'right',
             dataIndex: 'degradationCny',
-            render: num(2),
+            render: cny,
           },
           {
             key: 'demand',
             title: t('tou.optimal.demandCny'),
             align: 'right',
             dataIndex: 'demandCostCny',
-            render: num(2),
+            render: cny,
           },
         ]}
       />
@@ -285,7 +284,7 @@ export function StrategyComparison({
         <div className="tou-compare__optimal">
           <span className="tou-muted" data-testid="optimal-lp">
             {t('tou.optimal.lpNet', {
-              value: t('tou.preview.cny', { value: formatNumber(optimal.data.objectiveCny, 2) }),
+              value: t('tou.preview.cny', { value: formatCny(optimal.data.objectiveCny) }),
             })}
           </span>
           {onApply && (

@@ -12,7 +12,7 @@ import { ArrowDownOutlined, ArrowUpOutlined, PauseOutlined } from '@ant-design/i
 import { hhmmOf, TOU_TIERS, type TouAction, type TouPeriod } from '@ess/contract';
 import { type KeyboardEvent, type PointerEvent, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatNumber } from '@/shared/format';
+import { formatNumber, formatPrice } from '@/shared/format';
 import { dayPercent, periodSpan, SNAP_MINUTES, TIER_COLORS } from '../model';
 
 const HOURS = [0, 3, 6, 9, 12, 15, 18, 21, 24];
@@ -143,7 +143,7 @@ export function Timeline({ periods, selected, onSelect, onMoveBoundary, faulty }
           if (!span || span.end <= span.start) return null;
           const color = p.tier ? TIER_COLORS[p.tier] : undefined;
           const label = `${p.start}–${p.end} ${p.tier ? t(`tou.tiers.${p.tier}`) : ''} ${
-            p.priceCnyPerKwh !== null ? formatNumber(p.priceCnyPerKwh, 4) : ''
+            p.priceCnyPerKwh !== null ? formatPrice(p.priceCnyPerKwh) : ''
           }`;
           return (
             <button
@@ -175,7 +175,7 @@ export function Timeline({ periods, selected, onSelect, onMoveBoundary, faulty }
                       : '?'}
                   </span>
                   {p.priceCnyPerKwh !== null && px(span) >= PRICE_MIN_PX && (
-                    <small>{formatNumber(p.priceCnyPerKwh, 4)}</small>
+                    <small>{formatPrice(p.priceCnyPerKwh)}</small>
                   )}
                 </span>
               )}
