@@ -3,7 +3,9 @@
  * /project/list (a self-investment and a leasing one, in operation), creates a project from a
  * free demo site: the investors' ratios first do not add up to 100 % (the contract's rule says so
  * in the form, naming the sum, nothing sent), then do; the site's meter (listed unticked, no CT/PT)
- * is ticked as a storage meter and gets CT 40. Saved, the
+ * is ticked as a storage meter and gets CT 40; a click on the offline map where there is no site
+ * fills longitude/latitude (west and north of a second click lower right, inside China) and
+ * draws the pin there, and the project is saved with them. Saved, the
  * detail page opens with the bound site (its live figures from the server), the meter and the
  * history; the status goes to "under construction" (asked first), the tag and the history follow.
  * Then list, form and detail in zh and en at 1440 and 390 px (no horizontal overflow; pictures in
@@ -83,6 +85,42 @@ async function noOverflow(page: Page, name: string): Promise<void> {
   expect.soft(scrollWidth, `${name}: wider than the window`).toBeLessThanOrEqual(innerWidth);
 }
 
+/**
+ * Clicks the form's map twice where there is no site (40 % / 40 % of the canvas, then 60 % / 60 %)
+ * and checks what the operator sees: both fields filled each time with a position inside China,
+ * the second east and south of the first, the pin drawn where the fields say. Returns the last
+ * [longitude, latitude].
+ */
+async function pickOnMap(page: Page): Promise<[number, number]> {
+  const map = page.getByTestId('project-form-map');
+  await map.locator('[data-ready="true"]').waitFor();
+  const canvas = map.locator('canvas');
+  const box = await canvas.boundingBox();
+  expect(box, 'the map has a size').not.toBeNull();
+  const fields = async (): Promise<[number, number]> => [
+    Number(await input(page, 'project-form-longitude').inputValue()),
+    Number(await input(page, 'project-form-latitude').inputValue()),
+  ];
+  const picks: [number, number][] = [];
+  for (const f of [0.4, 0.6]) {
+    const before = await input(page, 'project-form-longitude').inputValue();
+    await canvas.click({ position: { x: box!.width * f, y: box!.height * f } });
+    await expect.poll(() => input(page, 'project-form-longitude').inputValue()).not.toBe(before);
+    const [lon, lat] = await fields();
+    // Mainland China spans about 73–135 °E and 18–54 °N.
+    expect(lon).toBeGreaterThan(73);
+    expect(lon).toBeLessThan(135);
+    expect(lat).toBeGreaterThan(18);
+    expect(lat).toBeLessThan(54);
+    await expect.poll(() => map.locator('[data-picked]').getAttribute('data-picked')).toBe(`${lon},${lat}`);
+    picks.push([lon, lat]);
+  }
+  const [first, second] = picks as [[number, number], [number, number]];
+  expect(second[0], 'lower right is further east').toBeGreaterThan(first[0]);
+  expect(second[1], 'lower right is further south').toBeLessThan(first[1]);
+  return second;
+}
+
 beforeAll(async () => {
   browser = await launchBrowser();
   session = await apiSignIn(ADMIN.account, ADMIN.password);
@@ -113,6 +151,7 @@ describe('projects', () => {
     await page.getByTestId('project-form').waitFor();
     await input(page, 'project-form-name').fill(NAME);
     await input(page, 'project-form-address').fill('上海市浦东新区');
+    const picked = await pickOnMap(page);
     await input(page, 'project-form-owner-share').fill('30');
     await chooseOption(page, 'project-investor-0', /投资/);
     await input(page, 'project-ratio-0').fill('60');
@@ -149,6 +188,8 @@ describe('projects', () => {
     const detail = await call<ProjectDetail>(endpoints.project.detail.path, { id: projectId });
     const [bound] = detail.data.sites;
     expect(bound).toMatchObject({ boundTo: null });
+    // The picked position was saved.
+    expect([detail.data.longitude, detail.data.latitude]).toEqual(picked);
     // The ticked meter is the one declared storage meter, with its CT.
     expect(detail.data.meters.map((m) => [m.ctRatio, m.ptRatio])).toEqual([[40, 1]]);
     // The bound site with the server's live figures; the meter with its CT.

@@ -3,18 +3,27 @@
  * build time from data/china.json) drawn on a canvas, sites as points coloured by status (online
  * green, offline grey, alarm red), a legend that hides and shows a status, a tooltip with the
  * site's name, status and the caller's detail lines, and a click (or tap) that selects a site.
- * The selected site gets a ripple. Zoom with the wheel or a pinch, pan by dragging; zoom and pan
+ * The selected site gets a ripple. With `onPick`, a click (or tap) where there is no site picks
+ * that position (longitude/latitude from the inverse projection, outline.ts `unproject`), and
+ * `picked` is drawn as a pin. Zoom with the wheel or a pinch, pan by dragging; zoom and pan
  * survive live updates. At zoom 1 the map fills its box, as the ECharts map it replaces did.
  * No chart library: loaded lazily through `SiteMap` in ./index.ts.
  *
- * The container carries `data-ready` ("true" once the map is drawn) and `data-points` (the number
- * of sites drawn) for tests and assistive summaries.
+ * The container carries `data-ready` ("true" once the map is drawn), `data-points` (the number
+ * of sites drawn) and `data-picked` ("lon,lat" of the pin drawn, if any) for tests and assistive
+ * summaries.
  */
 
 import outline from 'virtual:ess/china-outline';
 import { type PointerEvent as ReactPointerEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { project } from './outline';
-import { SITE_STATUS_COLORS, type SiteMapPoint, type SiteMapProps, type SiteMapStatus } from './types';
+import { project, unproject } from './outline';
+import {
+  SITE_STATUS_COLORS,
+  type SiteMapPoint,
+  type SiteMapPosition,
+  type SiteMapProps,
+  type SiteMapStatus,
+} from './types';
 import './site-map.css';
 
 const STATUSES: SiteMapStatus[] = ['online', 'alarm', 'offline'];
@@ -34,6 +43,12 @@ const HOVER_SCALE = 1.6;
 const SELECTED_RADIUS = 8;
 /** A press that moves less than this (px) is a click, not a pan. */
 const CLICK_SLOP = 4;
+/** The picked position's pin: head radius and the height of its tip below the head's centre (px). */
+const PIN_RADIUS = 7;
+const PIN_TIP = 15;
+const PIN_COLOR = '#1677ff';
+/** Picked positions are rounded to this many decimals of a degree (0.0001° ≈ 11 m). */
+const PICK_DECIMALS = 4;
 
 let regionPaths: Path2D[] | null = null;
 function paths(): Path2D[] {
@@ -42,6 +57,37 @@ function paths(): Path2D[] {
 }
 
 const placed = (s: SiteMapPoint) => Number.isFinite(s.longitude) && Number.isFinite(s.latitude);
+
+/** True for a position on the globe (longitude −180–180, latitude −90–90). */
+const onGlobe = (p: SiteMapPosition) =>
+  Number.isFinite(p.longitude) &&
+  Number.isFinite(p.latitude) &&
+  Math.abs(p.longitude) <= 180 &&
+  Math.abs(p.latitude) <= 90;
+
+const roundDegrees = (v: number) => {
+  const f = 10 ** PICK_DECIMALS;
+  return Math.round(v * f) / f || 0;
+};
+
+/** A map pin with its tip at (x, y): a round head above, tangents down to the tip. */
+function drawPin(ctx: CanvasRenderingContext2D, x: number, y: number) {
+  const cy = y - PIN_TIP;
+  const a = Math.acos(PIN_RADIUS / PIN_TIP);
+  ctx.beginPath();
+  ctx.moveTo(x, y);
+  ctx.arc(x, cy, PIN_RADIUS, Math.PI / 2 + a, Math.PI * 2.5 - a);
+  ctx.closePath();
+  ctx.fillStyle = PIN_COLOR;
+  ctx.fill();
+  ctx.lineWidth = 1.5;
+  ctx.strokeStyle = '#fff';
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(x, cy, 2.5, 0, Math.PI * 2);
+  ctx.fillStyle = '#fff';
+  ctx.fill();
+}
 
 /** Zoom factor and the map point (projected units) at the centre of the box. */
 interface View {
@@ -81,7 +127,8 @@ interface Tip {
 
 /** The map; redraws when its props change and follows its container's size. */
 export default function SiteMap(props: SiteMapProps) {
-  const { sites, statusLabels, selectedId, onSelect, theme = 'light' } = props;
+  const { sites, statusLabels, selectedId, onSelect, onPick, theme = 'light', statuses = STATUSES } = props;
+  const picked = props.picked && onGlobe(props.picked) ? props.picked : null;
   const wrapRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const tipRef = useRef<HTMLDivElement>(null);
@@ -166,8 +213,12 @@ export default function SiteMap(props: SiteMapProps) {
       ctx.stroke();
     }
     markersRef.current = markers;
+    if (picked) {
+      const [ux, uy] = project(picked.longitude, picked.latitude);
+      drawPin(ctx, ox + ux * sx, oy + uy * sy);
+    }
     setReady('ready');
-  }, [size, theme, sites, hidden, selectedId, hoverId, tick]);
+  }, [size, theme, sites, hidden, selectedId, hoverId, tick, picked?.longitude, picked?.latitude]);
 
   useEffect(() => () => cancelAnimationFrame(frameRef.current), []);
 
@@ -278,7 +329,7 @@ export default function SiteMap(props: SiteMapProps) {
     }
     if (e.pointerType !== 'mouse') return;
     const m = markerAt(p.x, p.y);
-    e.currentTarget.style.cursor = m && onSelect ? 'pointer' : 'default';
+    e.currentTarget.style.cursor = m && onSelect ? 'pointer' : onPick ? 'crosshair' : 'default';
     setTip((cur) => (m ? { site: m.site, x: p.x, y: p.y } : cur ? null : cur));
     const region = m ? -1 : regionAt(p.x, p.y);
     if (region !== hoverRegionRef.current) {
@@ -296,6 +347,12 @@ export default function SiteMap(props: SiteMapProps) {
     const m = markerAt(p.x, p.y);
     if (!m) {
       setTip(null);
+      if (onPick) {
+        const { sx, sy, ox, oy } = transformOf(viewRef.current, size.w, size.h);
+        const [longitude, latitude] = unproject((p.x - ox) / sx, (p.y - oy) / sy);
+        const at = { longitude: roundDegrees(longitude), latitude: roundDegrees(latitude) };
+        if (onGlobe(at)) onPick(at);
+      }
       return;
     }
     if (e.pointerType !== 'mouse') setTip({ site: m.site, x: p.x, y: p.y });
@@ -338,6 +395,7 @@ export default function SiteMap(props: SiteMapProps) {
       className={['site-map-view', `site-map-view--${theme}`, props.className].filter(Boolean).join(' ')}
       data-ready={ready === 'ready' ? 'true' : 'false'}
       data-points={drawn.length}
+      data-picked={picked ? `${picked.longitude},${picked.latitude}` : undefined}
       style={{ height: props.height ?? 420 }}
     >
       <canvas
@@ -362,7 +420,7 @@ export default function SiteMap(props: SiteMapProps) {
         />
       )}
       <div className="site-map-view__legend">
-        {STATUSES.map((status) => (
+        {statuses.map((status) => (
           <button
             key={status}
             type="button"

@@ -7,7 +7,7 @@
 import { lazy } from 'react';
 import type { SiteMapProps } from './types';
 
-export type { SiteMapPoint, SiteMapProps, SiteMapStatus } from './types';
+export type { SiteMapPoint, SiteMapPosition, SiteMapProps, SiteMapStatus } from './types';
 export { SITE_STATUS_COLORS } from './types';
 
 function Unavailable(props: SiteMapProps) {

@@ -8,7 +8,7 @@
  * with x shrunk by {@link ASPECT} (ECharts' default `aspectScale`), in units of 1/{@link UNITS}
  * degree of latitude. Rings are simplified (Douglas–Peucker, {@link TOLERANCE} units) and rounded
  * to whole units, so a unit is about one screen pixel when the whole country fills ~1000 px.
- * This file runs in Node (the plugin) and in the browser (`project`); it imports nothing.
+ * This file runs in Node (the plugin) and in the browser (`project`, `unproject`); it imports nothing.
  */
 
 /** x = (longitude − {@link ORIGIN}[0]) × ASPECT × UNITS, y = ({@link ORIGIN}[1] − latitude) × UNITS. */
@@ -28,6 +28,11 @@ export interface MapOutline {
 /** Projected [x, y] of a WGS-84 position. */
 export function project(longitude: number, latitude: number): [number, number] {
   return [(longitude - ORIGIN[0]) * ASPECT * UNITS, (ORIGIN[1] - latitude) * UNITS];
+}
+
+/** The WGS-84 [longitude, latitude] of projected [x, y]: the inverse of {@link project}. */
+export function unproject(x: number, y: number): [number, number] {
+  return [x / (ASPECT * UNITS) + ORIGIN[0], ORIGIN[1] - y / UNITS];
 }
 
 type Point = [number, number];

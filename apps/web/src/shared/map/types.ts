@@ -19,6 +19,12 @@ export interface SiteMapPoint {
   details?: string[];
 }
 
+/** A WGS-84 position in degrees (east and north positive). */
+export interface SiteMapPosition {
+  longitude: number;
+  latitude: number;
+}
+
 export interface SiteMapProps {
   sites: SiteMapPoint[];
   /** Translated status names for the tooltip and legend. */
@@ -27,6 +33,15 @@ export interface SiteMapProps {
   selectedId?: number | null;
   /** Called with the site id when a point is clicked. */
   onSelect?: (id: number) => void;
+  /**
+   * Called with the WGS-84 position clicked (or tapped) where there is no site, rounded to
+   * 0.0001° (about 11 m); without it such a click does nothing. A click on a site still selects it.
+   */
+  onPick?: (at: SiteMapPosition) => void;
+  /** A picked position, drawn as a pin over the sites (e.g. the coordinates of a form). */
+  picked?: SiteMapPosition | null;
+  /** Statuses listed in the legend (default all three). */
+  statuses?: readonly SiteMapStatus[];
   /** 'light' for the console, 'dark' for the big screens. */
   theme?: 'light' | 'dark';
   /** Shown if the map data cannot be loaded. */

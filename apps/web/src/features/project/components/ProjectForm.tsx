@@ -1,6 +1,7 @@
 /**
  * Create or edit a project (issue 17 item 1; project:project:save), in a drawer: name, address,
- * longitude/latitude (range-checked numbers, or picked by clicking a site on the offline map),
+ * longitude/latitude (range-checked numbers, or picked on the offline map: a click anywhere takes that
+ * point's longitude/latitude, a click on a site the site's; the form's position is drawn as a pin),
  * construction party, agent and owner (companies of that type the caller sees), contract start
  * and years (1–30; the end shown), income distribution: self-investment (owner share %) or
  * leasing (rent basis and amount, capacity for rent per kWh), investors with ratios (the sum
@@ -63,7 +64,7 @@ import { showSuccess } from '@/shared/feedback';
 import { browserTimeZone } from '@/shared/format';
 import { currentLang } from '@/shared/i18n';
 import { dayjs, useDayjsLocale } from '@/shared/i18n/dayjs';
-import { SiteMap, type SiteMapPoint } from '@/shared/map';
+import { SiteMap, type SiteMapPoint, type SiteMapPosition } from '@/shared/map';
 import { fetchPartnerOptions, fetchProject, fetchSiteOptions, projectKeys, saveProject } from '../api';
 import { newProjectValues, type ProjectFormValues, projectBody, projectValues, ratioSumPct } from '../model';
 
@@ -213,6 +214,15 @@ function FormBody({
       address: form.getFieldValue('address') || s.name,
     });
   };
+  /** A click where there is no site: that point's longitude/latitude (the address stays the operator's). */
+  const pickPosition = (at: SiteMapPosition) => {
+    form.setFieldsValue({ longitude: at.longitude, latitude: at.latitude });
+    void form.validateFields(['longitude', 'latitude']).catch(() => undefined);
+  };
+  const longitude = Form.useWatch('longitude', form);
+  const latitude = Form.useWatch('latitude', form);
+  const picked =
+    typeof longitude === 'number' && typeof latitude === 'number' ? { longitude, latitude } : null;
 
   const save = useMutation({
     mutationFn: (v: ProjectFormValues) => saveProject(projectBody(v), editingId ?? undefined),
@@ -312,25 +322,26 @@ function FormBody({
           <InputNumber className="project-full" step={0.0001} data-testid="project-form-latitude" />
         </Form.Item>
       </div>
-      {points.length > 0 && (
-        <div className="project-form-map" data-testid="project-form-map">
-          <div className="project-muted">{t('project.form.pickHint')}</div>
-          <Suspense fallback={null}>
-            <SiteMap
-              sites={points}
-              statusLabels={{
-                online: t('project.form.pickSites'),
-                offline: t('project.detail.offline'),
-                alarm: t('project.detail.offline'),
-              }}
-              onSelect={pick}
-              ariaLabel={t('project.form.pickHint')}
-              loadFailedText={t('project.detail.mapFailed')}
-              height={240}
-            />
-          </Suspense>
-        </div>
-      )}
+      <div className="project-form-map" data-testid="project-form-map">
+        <div className="project-muted">{t('project.form.pickHint')}</div>
+        <Suspense fallback={null}>
+          <SiteMap
+            sites={points}
+            statusLabels={{
+              online: t('project.form.pickSites'),
+              offline: t('project.detail.offline'),
+              alarm: t('project.detail.offline'),
+            }}
+            statuses={points.length > 0 ? ['online'] : []}
+            onSelect={pick}
+            onPick={pickPosition}
+            picked={picked}
+            ariaLabel={t('project.form.pickHint')}
+            loadFailedText={t('project.detail.mapFailed')}
+            height={240}
+          />
+        </Suspense>
+      </div>
       <div className="project-form-row project-form-row--3">
         <Form.Item name="constructionCompanyId" label={t('project.field.construction')}>
           {partnerSelect('construction', 'project-form-construction')}

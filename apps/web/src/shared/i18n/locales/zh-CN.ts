@@ -2120,7 +2120,7 @@ const zhCN = {
       yearsRule: '请输入 1–30 的整数',
       lonRule: '经度须在 -180 到 180 之间',
       latRule: '纬度须在 -90 到 90 之间',
-      pickHint: '在地图上点击一个站点，使用它的经纬度',
+      pickHint: '在地图上点击任意位置取其经纬度；点击站点则使用站点的经纬度',
       pickSites: '可选站点',
       noPartner: '无',
       investor: '投资方公司',
