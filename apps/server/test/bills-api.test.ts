@@ -6,15 +6,20 @@
  * administrator gets 7062 and an empty list); the `bill-draft` task drafting last month of every
  * project in operation; the xlsx export; a month is settled only once it has ended in the zone of
  * every site bound in it (7064 before; the service's clock injected), also with a Berlin site; a
- * month in which no site was bound is refused (7065, nothing written) and skipped by the task.
+ * month in which no site was bound is refused (7065, nothing written) and skipped by the task;
+ * a max-demand two-part tariff priced on the month's maximum demand with and without storage
+ * from the 15-minute rollups (hand figures in the test), a site without grid metering (null
+ * figures, change 0); the drafter's and settler's names.
  */
-import { ErrorCode, endpoints, type TouSchemeDocument } from '@ess/contract';
+import { ErrorCode, endpoints, NO_TWO_PART, type TouSchemeDocument } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import {
   bill,
   device,
+  employee,
   energyTierDay,
   project,
   projectInvestor,
@@ -22,6 +27,7 @@ import {
   projectSite,
   site,
   siteTariff,
+  telemetryRollup,
 } from '../src/core/db/schema';
 import { BillService } from '../src/modules/bill/bill-service';
 import { billDraftKind } from '../src/modules/bill/bill-task';
@@ -74,13 +80,19 @@ describe.each(engines)('bill calls on %s', (engine) => {
   let tokenA: string;
   let tokenB: string;
   let companyA: number;
+  /** The employee behind tokenA. */
+  let adminA: number;
+  const tester = { employeeId: null, name: 'test' };
 
   async function companyAdmin(companyId: number) {
     const staff = await addStaff(db, {
       companyId,
       roleIds: [await addRole(db, { companyId, isAdmin: true })],
     });
-    return (await signIn(ctx.app, staff.account, staff.password)).token;
+    return {
+      token: (await signIn(ctx.app, staff.account, staff.password)).token,
+      employeeId: staff.employeeId,
+    };
   }
 
   /** A self-investment project (owner 20 %, investors 50 % / 30 %) with one site and meter and two July periods. */
@@ -214,8 +226,11 @@ describe.each(engines)('bill calls on %s', (engine) => {
     db = ctx.database.db;
     companyA = await addCompanyUnder(db, { type: 'agent', parentId: null });
     const companyB = await addCompanyUnder(db, { type: 'agent', parentId: null });
-    tokenA = await companyAdmin(companyA);
-    tokenB = await companyAdmin(companyB);
+    const a = await companyAdmin(companyA);
+    tokenA = a.token;
+    adminA = a.employeeId;
+    await db.update(employee).set({ name: '王结算' }).where(eq(employee.id, adminA));
+    tokenB = (await companyAdmin(companyB)).token;
   });
   afterAll(async () => {
     await ctx?.close();
@@ -387,7 +402,7 @@ describe.each(engines)('bill calls on %s', (engine) => {
     );
     for (const now of [Date.UTC(2025, 6, 20, 4), shanghaiEnd - 1]) {
       const running = new BillService(db, () => now);
-      await expect(running.confirm(all, id, 'test')).rejects.toMatchObject({
+      await expect(running.confirm(all, id, tester)).rejects.toMatchObject({
         code: ErrorCode.BILL_MONTH_NOT_ENDED,
       });
     }
@@ -396,7 +411,7 @@ describe.each(engines)('bill calls on %s', (engine) => {
     expect((await api(calls.draft.path, { projectId, month: '2025-07' })).data).toEqual({ id, version: 1 });
 
     // the first local day after the month: settled
-    const settled = await new BillService(db, () => shanghaiEnd).confirm(all, id, 'test');
+    const settled = await new BillService(db, () => shanghaiEnd).confirm(all, id, tester);
     expect(settled.state).toBe('confirmed');
     expect((await stored()).state).toBe('confirmed');
 
@@ -429,12 +444,289 @@ describe.each(engines)('bill calls on %s', (engine) => {
     const berlinEnd = Date.UTC(2025, 6, 31, 22);
     expect((await api(calls.detail.path, { id })).data.monthEndMs).toBe(berlinEnd);
     await expect(
-      new BillService(db, () => Date.UTC(2025, 6, 31, 18)).confirm(all, id, 'test'),
+      new BillService(db, () => Date.UTC(2025, 6, 31, 18)).confirm(all, id, tester),
     ).rejects.toMatchObject({ code: ErrorCode.BILL_MONTH_NOT_ENDED });
-    await expect(new BillService(db, () => berlinEnd - 1).confirm(all, id, 'test')).rejects.toMatchObject({
+    await expect(new BillService(db, () => berlinEnd - 1).confirm(all, id, tester)).rejects.toMatchObject({
       code: ErrorCode.BILL_MONTH_NOT_ENDED,
     });
     expect((await db.select().from(bill).where(eq(bill.id, id)))[0]!.state).toBe('draft');
-    expect((await new BillService(db, () => berlinEnd).confirm(all, id, 'test')).state).toBe('confirmed');
+    expect((await new BillService(db, () => berlinEnd).confirm(all, id, tester)).state).toBe('confirmed');
+  });
+
+  /**
+   * A project over one Shanghai site with a PCS (its AC registers are billed: no storage meter
+   * declared) and, when `gridMeter`, a grid meter (`MTR`), on the flat tariff with a max-demand
+   * two-part charge of 40 CNY/kW·month; July's stored periods as in {@link addProject}
+   * (1,000 kWh charged at 0.3, 900 kWh discharged at 1.2 → 780.00).
+   */
+  async function addDemandProject(gridMeter: boolean) {
+    const investor1 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
+    const investor2 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
+    const [s] = await db
+      .insert(site)
+      .values({
+        companyId: companyA,
+        code: unique('D').slice(0, 30),
+        name: unique('站点'),
+        timezone: 'Asia/Shanghai',
+      })
+      .returning({ id: site.id });
+    const [pcs] = await db
+      .insert(device)
+      .values({ companyId: companyA, siteId: s!.id, sn: unique('PCS'), type: 'pcs' })
+      .returning({ id: device.id });
+    const [mtr] = gridMeter
+      ? await db
+          .insert(device)
+          .values({ companyId: companyA, siteId: s!.id, sn: unique('MTR'), type: 'meter' })
+          .returning({ id: device.id })
+      : [];
+    const [p] = await db
+      .insert(project)
+      .values({
+        companyId: companyA,
+        name: unique('需量项目'),
+        contractStart: '2025-01-01',
+        contractYears: 10,
+        status: 'in_operation',
+        incomeMode: 'self_investment',
+        ownerSharePct: 20,
+        maintenanceCnyPerMonth: 0,
+        insuranceCnyPerMonth: 0,
+        costBearer: 'investors',
+      })
+      .returning({ id: project.id });
+    await db.insert(projectInvestor).values([
+      { companyId: companyA, projectId: p!.id, investorCompanyId: investor1, ratioPct: 50, sort: 1 },
+      { companyId: companyA, projectId: p!.id, investorCompanyId: investor2, ratioPct: 30, sort: 2 },
+    ]);
+    await db
+      .insert(projectSite)
+      .values({ companyId: companyA, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
+    const [tariff] = await db
+      .insert(siteTariff)
+      .values({
+        companyId: companyA,
+        siteId: s!.id,
+        effectiveFrom: '2025-01-01',
+        schemeName: 'flat two-part',
+        schemeVersion: 1,
+        document: flatDoc,
+        twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
+      })
+      .returning({ id: siteTariff.id });
+    const base = Date.UTC(2025, 6, 2, 16); // 2025-07-03 00:00 Shanghai
+    const row = {
+      companyId: companyA,
+      siteId: s!.id,
+      deviceId: pcs!.id,
+      day: '2025-07-03',
+      siteTariffId: tariff!.id,
+      multiplier: 1,
+      source: 'registers',
+    };
+    await db.insert(energyTierDay).values([
+      {
+        ...row,
+        startAt: new Date(base),
+        endAt: new Date(base + 12 * 3_600_000),
+        startHhmm: '00:00',
+        endHhmm: '12:00',
+        tier: 'off_peak',
+        priceCnyPerKwh: 0.3,
+        chargedKwh: 1000,
+        dischargedKwh: 0,
+        chargeStart: 5000,
+        chargeEnd: 6000,
+        dischargeStart: 4000,
+        dischargeEnd: 4000,
+      },
+      {
+        ...row,
+        startAt: new Date(base + 12 * 3_600_000),
+        endAt: new Date(base + 24 * 3_600_000),
+        startHhmm: '12:00',
+        endHhmm: '00:00',
+        tier: 'peak',
+        priceCnyPerKwh: 1.2,
+        chargedKwh: 0,
+        dischargedKwh: 900,
+        chargeStart: 6000,
+        chargeEnd: 6000,
+        dischargeStart: 4000,
+        dischargeEnd: 4900,
+      },
+    ]);
+    return { projectId: p!.id, pcsId: pcs!.id, meterId: mtr?.id ?? null };
+  }
+
+  /** A rollup row of `p_kw` of `deviceId` starting at Shanghai wall time `local` (`YYYY-MM-DDTHH:mm`), mean of `samples`. */
+  const rollup = (deviceId: number, local: string, samples: number[], bucketS = 900) => {
+    const at = new Date(`${local}:00+08:00`);
+    return {
+      deviceId,
+      bucketS,
+      bucketStart: at,
+      point: 'p_kw',
+      n: samples.length,
+      sum: samples.reduce((a, b) => a + b, 0),
+      min: Math.min(...samples),
+      max: Math.max(...samples),
+      firstTs: at,
+      firstValue: samples[0]!,
+      lastTs: at,
+      lastValue: samples[samples.length - 1]!,
+    };
+  };
+
+  it('a max-demand two-part tariff: measured and baseline maximum demand from the 15-minute rollups; drafter and settler names', async () => {
+    const { projectId, pcsId, meterId } = await addDemandProject(true);
+    const grid = meterId!;
+    await db.insert(telemetryRollup).values([
+      // outside July (Shanghai): 2025-06-30 23:45 and 2025-08-01 00:00 — not counted
+      rollup(grid, '2025-06-30T23:45', [900]),
+      rollup(pcsId, '2025-06-30T23:45', [500]),
+      rollup(grid, '2025-08-01T00:00', [950]),
+      // an hour bucket is not a quarter: not counted
+      rollup(grid, '2025-07-15T10:00', [5000], 3600),
+      // July's first quarter: grid 200, no PCS figure (battery idle) → 200 / 200
+      rollup(grid, '2025-07-01T00:00', [200]),
+      // night charge: grid 180, PCS −100 → 180 / 80
+      rollup(grid, '2025-07-03T02:00', [170, 190]),
+      rollup(pcsId, '2025-07-03T02:00', [-100]),
+      // evening peak: grid 270, PCS discharging 150 → 270 / 420
+      rollup(grid, '2025-07-03T19:00', [270]),
+      rollup(pcsId, '2025-07-03T19:00', [150]),
+      // samples 240, 300, 360: the quarter's mean 900 ÷ 3 = 300 counts, not its highest sample 360 → 300 / 300
+      rollup(grid, '2025-07-10T14:00', [240, 300, 360]),
+      // PV export −50 with the PCS charging 20: export is not demand → 0 / 0
+      rollup(grid, '2025-07-12T13:00', [-50]),
+      rollup(pcsId, '2025-07-12T13:00', [-20]),
+      // 20 July: grid 280, PCS discharging 250 → 280 / 530
+      rollup(grid, '2025-07-20T15:00', [280]),
+      rollup(pcsId, '2025-07-20T15:00', [250]),
+      // a PCS quarter without a grid figure is not measured (skipped)
+      rollup(pcsId, '2025-07-25T03:00', [999]),
+    ]);
+    const drafted = await api(calls.draft.path, { projectId, month: '2025-07' });
+    expect(drafted.code, drafted.msg).toBe(0);
+    const id = drafted.data.id as number;
+    let detail = await api(calls.detail.path, { id });
+    // measured = max(200, 180, 270, 300, 0, 280) = 300 kW; baseline = max(200, 80, 420, 300, 0, 530) = 530 kW
+    // baseline charge 530 × 40 = 21,200.00; measured 300 × 40 = 12,000.00; change 9,200.00
+    expect(detail.data.document.demand).toEqual([
+      {
+        siteId: expect.any(Number),
+        from: '2025-07-01',
+        to: '2025-08-01',
+        monthFraction: 1,
+        baselineKw: 530,
+        measuredKw: 300,
+        baselineCny: 21_200,
+        measuredCny: 12_000,
+        changeCny: 9_200,
+      },
+    ]);
+    // net benefit = energy 1,080 − 300 = 780 + demand 9,200 = 9,980.00;
+    // owner 20 % 1,996.00, investors 50 % 4,990.00 and 30 % 2,994.00
+    expect(detail.data.document.totals).toMatchObject({
+      energyNetCny: 780,
+      demandChangeCny: 9_200,
+      netBenefitCny: 9_980,
+    });
+    expect(detail.data.netBenefitCny).toBe(9_980);
+    expect(detail.data.document.parties.map((p: { payableCny: number }) => p.payableCny)).toEqual([
+      1_996, 4_990, 2_994,
+    ]);
+    // the drafter by name (not "employee N"), in the detail and the list
+    expect(detail.data.createdBy).toBe('王结算');
+    const listed = await api(calls.pageList.path, { pageNum: 1, pageSize: 10, projectId });
+    expect(listed.data.list.map((r: { createdBy: string | null }) => r.createdBy)).toEqual(['王结算']);
+
+    // The site bound only 1–15 July (unbound from the 16th): the maximum is of those days and the
+    // charge prorated 15/31 — baseline max(200, 80, 420, 300, 0) = 420 kW (20 July's 530 is
+    // outside), measured 300 kW; 420 × 40 × 15/31 = 8,129.032… → 8,129.03,
+    // 300 × 40 × 15/31 = 5,806.451… → 5,806.45; change 2,322.58; net 780 + 2,322.58 = 3,102.58
+    await db.update(projectSite).set({ boundTo: '2025-07-16' }).where(eq(projectSite.projectId, projectId));
+    expect((await api(calls.draft.path, { projectId, month: '2025-07' })).data).toEqual({ id, version: 1 });
+    detail = await api(calls.detail.path, { id });
+    expect(detail.data.document.demand).toEqual([
+      expect.objectContaining({
+        from: '2025-07-01',
+        to: '2025-07-16',
+        baselineKw: 420,
+        measuredKw: 300,
+        baselineCny: 8_129.03,
+        measuredCny: 5_806.45,
+        changeCny: 2_322.58,
+      }),
+    ]);
+    expect(detail.data.document.demand[0].monthFraction).toBeCloseTo(15 / 31, 10);
+    expect(detail.data.netBenefitCny).toBe(3_102.58);
+
+    // the xlsx carries the demand line in kW and CNY (en)
+    const xlsx = await ctx.app.inject({
+      method: 'POST',
+      url: calls.exportXlsx.path,
+      payload: { id },
+      headers: { 'x-token': tokenA, 'content-type': 'application/json', 'accept-language': 'en' },
+    });
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+    const rows: unknown[][] = [];
+    book.worksheets[0]!.eachRow((r) => {
+      rows.push((r.values as unknown[]).slice(1));
+    });
+    const head = rows.findIndex((r) => r.includes('Max demand without storage (kW)'));
+    expect(head).toBeGreaterThan(0);
+    expect(rows[head + 1]!.slice(1)).toEqual([
+      '2025-07-01 – 2025-07-16',
+      0.4839,
+      420,
+      300,
+      8_129.03,
+      5_806.45,
+      2_322.58,
+    ]);
+
+    // settled by the same employee: named; a renamed employee reads with the current name
+    expect((await api(calls.confirm.path, { id })).code).toBe(0);
+    expect((await api(calls.detail.path, { id })).data.confirmedBy).toBe('王结算');
+    await db.update(employee).set({ name: '王会计' }).where(eq(employee.id, adminA));
+    const renamed = (await api(calls.detail.path, { id })).data;
+    expect([renamed.createdBy, renamed.confirmedBy]).toEqual(['王会计', '王会计']);
+    await db.update(employee).set({ name: '王结算' }).where(eq(employee.id, adminA));
+  });
+
+  it('a site without grid metering: the demand is not measured (null kW) and changes nothing', async () => {
+    const { projectId, pcsId } = await addDemandProject(false);
+    // the PCS ran (charging 100, discharging 150), but nothing measured the grid
+    await db
+      .insert(telemetryRollup)
+      .values([rollup(pcsId, '2025-07-03T02:00', [-100]), rollup(pcsId, '2025-07-03T19:00', [150])]);
+    const drafted = await api(calls.draft.path, { projectId, month: '2025-07' });
+    expect(drafted.code, drafted.msg).toBe(0);
+    const detail = await api(calls.detail.path, { id: drafted.data.id });
+    expect(detail.data.document.demand).toEqual([
+      expect.objectContaining({
+        baselineKw: null,
+        measuredKw: null,
+        baselineCny: 0,
+        measuredCny: 0,
+        changeCny: 0,
+      }),
+    ]);
+    // net benefit = energy only: 780.00
+    expect(detail.data.document.totals).toMatchObject({ demandChangeCny: 0, netBenefitCny: 780 });
+    // drafted by the monthly task: no drafter
+    await billDraftKind(db).run(
+      {
+        fireAt: new Date(Date.UTC(2025, 7, 1, 12)),
+        signal: new AbortController().signal,
+        trigger: 'schedule',
+      },
+      {},
+    );
+    expect((await api(calls.detail.path, { id: drafted.data.id })).data.createdBy).toBeNull();
   });
 });

@@ -401,7 +401,8 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     const service = new BillService(db);
     const pid = await addBillableProject('2025-01', projectId);
     const out = await service.draft({ all: true }, pid, '2025-01', null, 'zh');
-    if (state === 'confirmed') await service.confirm({ all: true }, out.id, 'bola');
+    if (state === 'confirmed')
+      await service.confirm({ all: true }, out.id, { employeeId: null, name: 'bola' });
     return out.id;
   }
   /** `bill/exportXlsx`: the xlsx on success (answered here as code 0), the envelope on a refusal. */

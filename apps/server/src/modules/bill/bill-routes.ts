@@ -28,7 +28,7 @@ export const billRoutes: FastifyPluginAsyncZod = async (app) => {
   const service = new BillService(app.db);
   const scopeOf = (request: { auth: { companyId: number; employeeId: number } }) =>
     companyScope(app.db, request.auth);
-  const actorOf = (request: { auth: { employeeId: number } }) => `employee ${request.auth.employeeId}`;
+  const actorOf = (request: { auth: { employeeId: number } }) => ({ employeeId: request.auth.employeeId });
 
   route(app, calls.pageList, async (request) =>
     ok(request, await service.pageList(await scopeOf(request), request.body)),

@@ -15,9 +15,13 @@
  *   the registers at each period's bounds, or the 15-minute rollups when a reading is missing:
  *   such lines are flagged `rollup` on the bill).
  *
- * The month's maximum demand with and without storage is not measured yet (no grid-connection
- * meter in the model): the demand figures are null, so a max-demand basis shows no change and a
- * contracted basis or capacity charge shows equal figures (change 0). Stated on the bill.
+ * - each site's maximum demand in the month with and without storage (devices/site-demand.ts
+ *   `siteDemand`, rule and source in contract money/demand.ts): the highest 15-minute mean grid
+ *   import, and the highest of grid + battery, over the quarter hours of the days the site was
+ *   bound in the month (a site bound part of the month: that part; the demand charge is then
+ *   prorated by bound days ÷ days of the month, money/bill.ts step 4). A site without a grid
+ *   figure in those days (no grid meter, no gateway grid point, no rollups) has null figures: a
+ *   max-demand basis then changes nothing and the bill says the demand was not measured.
  *
  * States (contract api/bill.ts): draft → confirmed; a confirmed month answers 7060 to a draft or a
  * second confirm; a correction is a new version (7063 unless the latest version is confirmed). A
@@ -25,6 +29,11 @@
  * not settled (7064; the service's clock, injectable for tests, says what "now" is).
  * Every write is one transaction holding the project row (`FOR UPDATE`), so two drafts of one
  * month (the monthly task and an operator) never make two versions.
+ *
+ * Who: a draft and a settlement store the employee (`created_by_id`, `confirmed_by_id`) and their
+ * name at the time (`created_by`, `confirmed_by`); the list and detail show the employee's current
+ * name, else the stored one (a deleted employee), like the project history; a bill drafted by the
+ * monthly task has none (the console says so).
  */
 import {
   BILL_DEFAULT_TIME_ZONE,
@@ -41,6 +50,7 @@ import {
   billMonthEndMs,
   computeBill,
   ErrorCode,
+  localDateStart,
   localTimeOf,
   NO_TWO_PART,
   nextMonthStart,
@@ -52,6 +62,7 @@ import {
   type TouTier,
 } from '@ess/contract';
 import { and, asc, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { type CompanyScope, inScope } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { rowsOf } from '../../core/db/rows';
@@ -59,6 +70,7 @@ import {
   bill,
   company,
   device,
+  employee,
   energyTierDay,
   project,
   projectInvestor,
@@ -68,9 +80,34 @@ import {
   siteTariff,
 } from '../../core/db/schema';
 import { ApiError } from '../../core/http/api-error';
+import { siteDemand } from '../../devices/site-demand';
 import { storageMeters } from '../../devices/tier-energy';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Who drafts or settles: an employee, or the server itself (a test, the demo) named by `name`. */
+export interface BillActor {
+  employeeId: number | null;
+  name?: string;
+}
+
+/** The employees named on a bill row: who drafted it and who settled it. */
+const drafter = alias(employee, 'drafter');
+const settler = alias(employee, 'settler');
+
+/** The id and name an actor is stored with (`created_by_id` + `created_by`, likewise confirmed). */
+async function actorColumns(
+  db: Db | Tx,
+  actor: BillActor | null,
+): Promise<{ id: number | null; name: string | null }> {
+  if (!actor) return { id: null, name: null };
+  if (actor.employeeId === null) return { id: null, name: actor.name ?? null };
+  const [row] = await db
+    .select({ name: employee.name })
+    .from(employee)
+    .where(eq(employee.id, actor.employeeId));
+  return { id: row ? actor.employeeId : null, name: row?.name ?? actor.name ?? null };
+}
 
 /** Projects the monthly task drafts at once (bench/bills.ts: 100 projects ≤ 2 s, design §6). */
 export const DRAFT_CONCURRENCY = 4;
@@ -296,6 +333,15 @@ export class BillService {
       });
       periodsOf.set(p[0], list);
     }
+    // The quarter hours of the bound days of the month, in each site's zone.
+    const demandOf = await siteDemand(
+      db,
+      bindings.map((b) => ({
+        siteId: b.siteId,
+        startMs: localDateStart(b.from > first ? b.from : first, b.tz),
+        endMs: localDateStart(b.to === null || b.to > next ? next : b.to, b.tz),
+      })),
+    );
     const sites: BillSiteInput[] = siteIds.map((siteId) => {
       const bs = bindings.filter((b) => b.siteId === siteId);
       const versions = tariffs.filter((t) => t.siteId === siteId);
@@ -323,7 +369,7 @@ export class BillService {
         timeZone: bs[0]!.tz,
         bound: bs.map((b) => ({ from: b.from, to: b.to })),
         tariffs: billTariffs,
-        demand: { maxDemandKw: null, baselineMaxDemandKw: null },
+        demand: demandOf.get(siteId) ?? { maxDemandKw: null, baselineMaxDemandKw: null },
         meters: siteMeters,
       };
     });
@@ -377,7 +423,7 @@ export class BillService {
     scope: CompanyScope,
     projectId: number,
     month: string,
-    actor: string | null,
+    actor: BillActor | null,
     lang: 'zh' | 'en',
     reason: string | null = null,
     correctionOf: number | null = null,
@@ -395,13 +441,15 @@ export class BillService {
       }
       if (!(await this.anySiteBound(tx, projectId, month))) throw new ApiError(ErrorCode.BILL_NO_SITE_BOUND);
       const doc = this.compute(await this.input(tx, p, month), lang);
+      const by = await actorColumns(tx, actor);
       const values = {
         incomeMode: doc.incomeMode,
         costCny: doc.totals.costCny,
         valueCny: doc.totals.valueCny,
         netBenefitCny: doc.totals.netBenefitCny,
         document: doc,
-        createdBy: actor,
+        createdBy: by.name,
+        createdById: by.id,
       };
       if (latest && latest.state === 'draft') {
         await tx
@@ -433,7 +481,7 @@ export class BillService {
    * Settles a draft: 7060 when it, or a later version, is already confirmed; 7064 while its month
    * has not ended in the zone of every site bound to the project in it (nothing is changed).
    */
-  async confirm(scope: CompanyScope, id: number, actor: string): Promise<typeof bill.$inferSelect> {
+  async confirm(scope: CompanyScope, id: number, actor: BillActor): Promise<typeof bill.$inferSelect> {
     return this.db.transaction(async (tx) => {
       const b = await this.requireBill(tx, scope, id);
       await this.requireProject(tx, scope, b.projectId, true);
@@ -442,9 +490,10 @@ export class BillService {
         throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
       if (this.now() < (await this.monthEndMs(tx, b.projectId, b.month)))
         throw new ApiError(ErrorCode.BILL_MONTH_NOT_ENDED);
+      const by = await actorColumns(tx, actor);
       const [row] = await tx
         .update(bill)
-        .set({ state: 'confirmed', confirmedAt: new Date(), confirmedBy: actor })
+        .set({ state: 'confirmed', confirmedAt: new Date(), confirmedBy: by.name, confirmedById: by.id })
         .where(and(eq(bill.id, id), eq(bill.state, 'draft')))
         .returning();
       if (!row) throw new ApiError(ErrorCode.SETTLEMENT_ALREADY_DONE);
@@ -453,7 +502,7 @@ export class BillService {
   }
 
   /** A correction of a settled bill: a new draft version recomputed from today's data, with the reason. */
-  async correct(scope: CompanyScope, id: number, reason: string, actor: string, lang: 'zh' | 'en') {
+  async correct(scope: CompanyScope, id: number, reason: string, actor: BillActor, lang: 'zh' | 'en') {
     const b = await this.requireBill(this.db, scope, id);
     return this.draft(scope, b.projectId, b.month, actor, lang, reason, b.id);
   }
@@ -464,17 +513,23 @@ export class BillService {
         b: bill,
         companyName: company.name,
         projectName: project.name,
+        createdBy: sql<string | null>`coalesce(${drafter.name}, ${bill.createdBy})`,
+        confirmedBy: sql<string | null>`coalesce(${settler.name}, ${bill.confirmedBy})`,
         superseded: sql<boolean>`EXISTS (SELECT 1 FROM bill later WHERE later.project_id = ${bill.projectId} AND later.month = ${bill.month} AND later.version > ${bill.version})`,
       })
       .from(bill)
       .innerJoin(project, eq(project.id, bill.projectId))
-      .innerJoin(company, eq(company.id, bill.companyId));
+      .innerJoin(company, eq(company.id, bill.companyId))
+      .leftJoin(drafter, eq(drafter.id, bill.createdById))
+      .leftJoin(settler, eq(settler.id, bill.confirmedById));
   }
 
   private toRow(r: {
     b: typeof bill.$inferSelect;
     companyName: string;
     projectName: string;
+    createdBy: string | null;
+    confirmedBy: string | null;
     superseded: boolean;
   }): BillRow {
     const { b } = r;
@@ -495,9 +550,9 @@ export class BillService {
       rollupLines: b.document.flags.rollupLines,
       backwardsLines: b.document.flags.backwardsLines,
       createdAt: b.createdAt.getTime(),
-      createdBy: b.createdBy,
+      createdBy: r.createdBy,
       confirmedAt: b.confirmedAt?.getTime() ?? null,
-      confirmedBy: b.confirmedBy,
+      confirmedBy: r.confirmedBy,
       superseded: r.superseded === true || (r.superseded as unknown) === 't',
       monthEndMs: billMonthEndMs(
         b.month,

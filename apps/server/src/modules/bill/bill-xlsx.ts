@@ -1,7 +1,9 @@
 /**
  * A bill as xlsx (exceljs, like modules/export): one sheet with the head (project, month, version,
  * state, totals), the lines (site, meter, dates, tier, readings, multiplier, kWh, price, amounts,
- * source), the demand charge change and the split, in zh or en. Amounts in CNY with two decimals.
+ * source), the demand lines (per site × segment: share of month, maximum demand without and with
+ * storage in kW or "not measured", the basic charge each way, the change), the totals with the
+ * demand charge change, and the split, in zh or en. Amounts in CNY with two decimals.
  */
 import {
   BILL_STATE_LABELS,
@@ -41,6 +43,14 @@ const T = {
   rollup: { zh: '功率估算', en: 'Rollups' },
   totals: { zh: '合计', en: 'Totals' },
   demand: { zh: '需量电费变化(元)', en: 'Demand charge change (CNY)' },
+  demandTitle: { zh: '需量电费变化（两部制）', en: 'Demand charge change (two-part tariff)' },
+  fraction: { zh: '计费比例', en: 'Share of month' },
+  baselineKw: { zh: '无储能最大需量(kW)', en: 'Max demand without storage (kW)' },
+  measuredKw: { zh: '实际最大需量(kW)', en: 'Max demand (kW)' },
+  notMeasured: { zh: '未计量', en: 'Not measured' },
+  baselineCny: { zh: '无储能基本电费(元)', en: 'Basic charge without storage (CNY)' },
+  measuredCny: { zh: '实际基本电费(元)', en: 'Basic charge (CNY)' },
+  change: { zh: '变化(元)', en: 'Change (CNY)' },
   net: { zh: '净收益(元)', en: 'Net benefit (CNY)' },
   split: { zh: '分配', en: 'Split' },
   party: { zh: '参与方', en: 'Party' },
@@ -105,6 +115,28 @@ export async function billXlsx(b: BillDetail, lang: Lang): Promise<Buffer> {
       l.valueCny,
       t(l.chargedSource === 'rollup' || l.dischargedSource === 'rollup' ? 'rollup' : 'register'),
     ]);
+  }
+  if (d.demand.length > 0) {
+    ws.addRow([]);
+    ws.addRow([t('demandTitle')]).font = { bold: true };
+    ws.addRow(
+      ['site', 'period', 'fraction', 'baselineKw', 'measuredKw', 'baselineCny', 'measuredCny', 'change'].map(
+        (k) => t(k as keyof typeof T),
+      ),
+    ).font = { bold: true };
+    const kw = (v: number | null) => v ?? t('notMeasured');
+    for (const x of d.demand) {
+      ws.addRow([
+        b.siteNames[String(x.siteId)] ?? x.siteId,
+        `${x.from} – ${x.to}`,
+        Math.round(x.monthFraction * 10_000) / 10_000,
+        kw(x.baselineKw),
+        kw(x.measuredKw),
+        x.baselineCny,
+        x.measuredCny,
+        x.changeCny,
+      ]);
+    }
   }
   ws.addRow([]);
   ws.addRow([t('totals')]).font = { bold: true };
