@@ -6,7 +6,10 @@
  * an injected instant, two days of its past written through the ingest, priced per ToU period
  * (`computeMissingTierDays`) and the month drafted: every line of a C&I project is a PCS's, with
  * energy charged AND discharged, and discharging earns more than charging costs on its
- * peak-valley tariff (net > 0). No wall clock: registration, ingest and tier task take the test's.
+ * peak-valley tariff (net > 0). The self-investment (Shanghai) project's site is billed with a
+ * max-demand basic charge: its bill has a demand line with the month's maximum demand measured
+ * with storage and without, priced at 40.8 CNY/kW·month × the bound share of the month; the other
+ * has none. No wall clock: registration, ingest and tier task take the test's.
  */
 import { BILL_DEFAULT_TIME_ZONE, localTimeOf } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
@@ -81,6 +84,22 @@ describe.each(engines)('demo project bills on %s', (engine) => {
       expect(chargedKwh + dischargedKwh).toBeLessThan(p.capacityKwh! * 2 * 2 * DAYS);
       expect(energyNetCny, `${p.name} discharge value > charging cost`).toBeGreaterThan(0);
       expect(bill.valueCny).toBeGreaterThan(bill.costCny);
+      if (p.incomeMode === 'self_investment') {
+        // The Shanghai project's site has a max-demand basic charge of 40.8 CNY/kW·month
+        // (demo-projects.ts): its month's maximum demand is measured from the simulated grid
+        // meter and PCS, with storage and without, prorated by the bound days.
+        expect(doc.demand, 'one demand line').toHaveLength(1);
+        const d = doc.demand[0]!;
+        expect(d.measuredKw).toBeGreaterThan(0);
+        expect(d.baselineKw).toBeGreaterThan(0);
+        expect(d.measuredKw).not.toBe(d.baselineKw);
+        expect(d.baselineCny).toBeCloseTo(40.8 * d.baselineKw! * d.monthFraction, 2);
+        expect(d.measuredCny).toBeCloseTo(40.8 * d.measuredKw! * d.monthFraction, 2);
+        expect(d.changeCny).toBeCloseTo(d.baselineCny - d.measuredCny, 2);
+        expect(doc.totals.demandChangeCny).toBe(d.changeCny);
+      } else {
+        expect(doc.demand, 'a single-part tariff: no demand line').toEqual([]);
+      }
     }
   }, 240_000);
 });

@@ -110,6 +110,8 @@ const ACTION_LABELS = {
   'project.status': { zh: '变更项目状态', en: 'Change project status' },
   'project.bind': { zh: '项目绑定站点', en: 'Bind sites to project' },
   'project.unbind': { zh: '项目解绑站点', en: 'Unbind site from project' },
+  'project.meterSwap': { zh: '记录更换电表', en: 'Record meter swap' },
+  'project.meterSwapDelete': { zh: '删除换表记录', en: 'Delete meter swap' },
 
   'bill.draft': { zh: '生成账单', en: 'Draft bill' },
   'bill.confirm': { zh: '确认结算账单', en: 'Settle bill' },

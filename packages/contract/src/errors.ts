@@ -209,6 +209,25 @@ export const ErrorCode = {
   PROJECT_HAS_SITES: 7002,
   /** ours (issue 17): the status change is not allowed (the reason names the allowed ones). */
   PROJECT_STATUS_CHANGE_REFUSED: 7003,
+  /** ours (issue 17 meter swap): the swap instant is after now. */
+  METER_SWAP_IN_FUTURE: 7004,
+  /**
+   * ours (issue 17 meter swap): the swap instant is in a settled month of the site: it cannot be
+   * before `{date}` (the same rule as 7020, devices/tariff-history.ts `firstUnsettledDate`).
+   */
+  METER_SWAP_SETTLED: 7005,
+  /**
+   * ours (issue 17 meter swap): the old meter's final `{register}` reading `{final}` kWh is lower
+   * than its last stored reading before the swap, `{last}` kWh at `{at}` (site-local).
+   */
+  METER_SWAP_READING_BACKWARDS: 7006,
+  /** ours (issue 17 meter swap): the meter already has a swap at `{at}`, at or after the new one. */
+  METER_SWAP_NOT_LATEST: 7007,
+  /**
+   * ours (issue 17 meter swap): only the meter's latest swap, in an unsettled month, can be
+   * deleted (or the swap does not exist / is outside the caller's companies).
+   */
+  METER_SWAP_NOT_DELETABLE: 7008,
   /** ours (issue 17 item 2): a tariff version cannot start before `{date}` (a settled month). */
   TARIFF_DATE_SETTLED: 7020,
   /** The firmware package does not exist, or is outside the caller's companies (issue 16). */
@@ -465,6 +484,23 @@ export const errorCatalogue: Record<ErrorCodeValue, CatalogueEntry> = {
     en: 'The project still has sites bound; unbind them before deleting it',
   },
   7003: { zh: '项目状态不能这样变更', en: 'The project status cannot change this way' },
+  7004: { zh: '换表时间不能晚于当前时间', en: 'The meter swap cannot be in the future' },
+  7005: {
+    zh: '换表时间不能早于{date}（之前的月份已结算）',
+    en: 'The meter swap cannot be before {date} (the months before are settled)',
+  },
+  7006: {
+    zh: '旧表{register}止码{final} kWh低于换表前最后一次读数{last} kWh（{at}）',
+    en: 'The old meter’s final {register} reading, {final} kWh, is lower than its last reading before the swap, {last} kWh ({at})',
+  },
+  7007: {
+    zh: '该电表在{at}已有换表记录，新的换表时间须晚于它',
+    en: 'This meter already has a swap at {at}; a new swap must be later',
+  },
+  7008: {
+    zh: '只能删除该电表最近一次、且在未结算月份的换表记录',
+    en: 'Only the meter’s latest swap, in a month not settled, can be deleted',
+  },
   7020: {
     zh: '电价生效日期不能早于{date}（之前的月份已结算）',
     en: 'The tariff cannot apply before {date} (the months before are settled)',

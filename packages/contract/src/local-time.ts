@@ -124,6 +124,20 @@ export function localDateStart(date: string, timeZone: string): number {
   return start;
 }
 
+/**
+ * UTC ms of the local wall-clock time `date` (`YYYY-MM-DD`) `time` (`HH:mm` or `HH:mm:ss`) in
+ * `timeZone`, the offset taken at that instant (as {@link localDateStart} does for midnight):
+ * `localDateTimeMs('2025-07-15', '10:30', 'Asia/Shanghai')` → 2025-07-15T02:30Z. A wall time that a
+ * daylight-saving change skips or repeats gets one of the offsets around it.
+ */
+export function localDateTimeMs(date: string, time: string, timeZone: string): number {
+  const [y, m, d] = date.split('-').map(Number);
+  const [hh, mm, ss] = time.split(':').map(Number);
+  const wall = Date.UTC(y!, m! - 1, d!, hh!, mm!, ss ?? 0);
+  const guess = wall - zoneOffsetMs(wall, timeZone);
+  return wall - zoneOffsetMs(guess, timeZone);
+}
+
 /** UTC ms of local midnight, in `timeZone`, of the day holding instant `ms`. */
 export function localDayStart(ms: number, timeZone: string): number {
   return localDateStart(localTimeOf(ms, timeZone).date, timeZone);

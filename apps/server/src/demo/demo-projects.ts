@@ -20,14 +20,32 @@
  * meter per C&I site) would change the device counts the simulator, the demo and the device
  * screens rely on; an operator with a real storage meter declares it with its CT/PT on the project.
  *
+ * Two-part tariff (issue 17 item 5 "demand charge change"): the first project's site, when it is
+ * priced on the Shanghai two-part tariff (simulator `TARIFF_OF_CITY`: the demo's Shanghai scheme,
+ * ../shared/data tou-tariffs.json `CN-SH-2025-07-10kV-2part-general`, 一般工商业及其他 两部制
+ * 10 kV, which lists the energy prices only), gets that class's basic charge on the month's
+ * maximum demand: 40.8 CNY/kW·month (按实际最大需量; the same table's capacity price is 25.5
+ * CNY/kVA·month). Source: the Shanghai two-part basic prices as transcribed in a public GitHub
+ * file (a "Shanghai June" example of a pricing form; secondary, not checked against the State Grid
+ * Shanghai price table itself); the rule, NDRC 发改价格〔2023〕526号 (provincial T&D prices with
+ * their 需量电价) and 发改办价格〔2016〕1583号 (the user's choice of basis). Set on the site's
+ * tariff versions and its ToU scheme (so a later edit of the scheme keeps it). The simulated grid
+ * meter reports grid = load − PV − battery (apps/simulator model/site.ts), so a drafted bill
+ * shows the month's maximum demand with storage and without (grid + battery) and the change. On
+ * the demo's arbitrage plan the battery charges at full PCS power in the valley on top of the
+ * load, which sets the month's peak: the change comes out negative (storage raised the basic
+ * charge; e.g. 211 kW measured against 138 kW without storage over two simulated days) unless the
+ * EMS's demand-control target (`demand_limit_kw`) is set — which is what the bill shows an operator.
+ *
  * The sites are bound from the first day of the written past (`boundFrom`), so revenue and bills
  * have the whole history. Idempotent: a project whose name the company already has, or a site
  * bound elsewhere, is left alone; nothing is seeded on later starts once the projects exist.
  */
-import { localTimeOf } from '@ess/contract';
+import { localTimeOf, NO_TWO_PART, type TwoPartTariff } from '@ess/contract';
+import { TARIFF_OF_CITY } from '@ess/simulator';
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
-import { company, device, project, projectSite, site } from '../core/db/schema';
+import { company, device, project, projectSite, site, siteTariff, touScheme } from '../core/db/schema';
 import { FleetSnapshot } from '../devices/fleet-snapshot';
 import { insertCompany } from '../modules/org/company-service';
 import { type ProjectInput, ProjectService } from '../modules/project/project-service';
@@ -49,6 +67,8 @@ interface DemoProjectSpec {
     | 'costBearer'
     | 'contractYears'
   >;
+  /** A two-part basic charge for the site, when it runs on the tariff `tariffId` (module note). */
+  twoPart?: { tariffId: string; charge: TwoPartTariff };
 }
 
 const SPECS: DemoProjectSpec[] = [
@@ -73,6 +93,11 @@ const SPECS: DemoProjectSpec[] = [
       insuranceCnyPerMonth: 400,
       costBearer: 'shared',
       contractYears: 10,
+    },
+    twoPart: {
+      tariffId: 'CN-SH-2025-07-10kV-2part-general',
+      // Shanghai 两部制 basic charge on the month's maximum demand (module note for the source)
+      charge: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40.8, demandBasis: 'max_demand' },
     },
   },
   {
@@ -162,6 +187,15 @@ export async function seedDemoProjects(db: Db, pastStartMs: number): Promise<num
       },
       'zh',
     );
+    if (spec.twoPart && TARIFF_OF_CITY[s.code.slice(0, 3)] === spec.twoPart.tariffId) {
+      const charge = spec.twoPart.charge;
+      await db.transaction(async (tx) => {
+        await tx.update(siteTariff).set({ twoPart: charge }).where(eq(siteTariff.siteId, s.id));
+        if (s.touSchemeId !== null) {
+          await tx.update(touScheme).set({ twoPart: charge }).where(eq(touScheme.id, s.touSchemeId));
+        }
+      });
+    }
     for (const status of ['under_construction', 'in_operation'] as const) {
       await service.changeStatus(all, { employeeId: null, name: '演示数据' }, id, status, 'zh');
     }

@@ -22,6 +22,16 @@
  *   PCS/gateway: + discharging, design §4), and the row says so (the bill flags it);
  * - `none`: neither registers nor power in the period: 0 kWh, flagged.
  *
+ * Meter swaps (`project_meter_swap`, issue 17 "meter replaced: record the swap, bill both parts"):
+ * the device row stays, the physical meter changes at `swapped_at`. A period holding a swap
+ * instant is stored as two rows split there (same ToU period and price, `start_at`/`end_at` the
+ * parts): `[start, swap)` from the start reading to the old meter's final reading × the old
+ * meter's multiplier, `[swap, end)` from the new meter's initial reading to the end reading × the
+ * new one's. A period before a swap uses that swap's old multiplier (CT × PT of the old meter);
+ * after the last swap, the `project_meter` row's. A quarter hour holding the swap counts (power
+ * fallback) in the part before it. Recording or deleting a swap, and declaring a storage meter or
+ * changing its CT/PT, re-price the site's unsettled closed days ({@link repriceSiteDays}).
+ *
  * Prices: the day's tariff version (tariff-history.ts), its plan for the day (contract
  * money/tier-periods.ts `dayPeriods`, on contract tou/resolve.ts); no version: one period without
  * tier or price. Daylight-saving days have 23 h or 25 h and periods keep their wall-clock bounds.
@@ -37,7 +47,7 @@ import {
   type TouTier,
   valueEnergy,
 } from '@ess/contract';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { numOrNull, numOrZero, rowsOf } from '../core/db/rows';
 import { energyTierDay } from '../core/db/schema';
@@ -58,8 +68,29 @@ export interface StorageMeter {
   dischargePoint: string;
   /** +1: positive `p_kw` is charging (meter import); −1: positive is discharging (PCS). */
   chargeSign: 1 | -1;
-  /** CT × PT applied to register differences. */
+  /** CT × PT applied to register differences (after the last swap: the project_meter row's). */
   multiplier: number;
+  /** Recorded swaps of a declared meter, oldest first (none for PCS/gateway registers). */
+  swaps: readonly MeterSwapPoint[];
+}
+
+/** A recorded meter swap as the energy rule reads it (see the module note). */
+export interface MeterSwapPoint {
+  /** UTC ms of the swap. */
+  atMs: number;
+  /** The old meter's final total import/export registers (its own side, kWh). */
+  oldImportKwh: number;
+  oldExportKwh: number;
+  /** The new meter's initial total import/export registers. */
+  newImportKwh: number;
+  newExportKwh: number;
+  /** CT × PT of the old meter (1 when it read the primary side). */
+  oldMultiplier: number;
+}
+
+/** The multiplier that applies at instant `t`: the old one of the first swap after `t`, else the meter's. */
+function multiplierAt(meter: StorageMeter, t: number): number {
+  return meter.swaps.find((s) => s.atMs > t)?.oldMultiplier ?? meter.multiplier;
 }
 
 /** One quarter hour of rollups of a device: points → first/last/mean. */
@@ -113,7 +144,34 @@ export async function storageMeters(db: Db, siteIds: readonly number[]): Promise
     dischargePoint: 'e_export_total_kwh',
     chargeSign: 1,
     multiplier: numOrZero(r.multiplier) || 1,
+    swaps: [],
   }));
+  if (out.length > 0) {
+    const swapRows = rowsOf<Record<string, unknown>>(
+      await db.execute(sql`
+        SELECT device_id, (extract(epoch FROM swapped_at) * 1000)::float8 AS at_ms,
+               old_import_kwh, old_export_kwh, new_import_kwh, new_export_kwh,
+               CASE WHEN old_reads_secondary THEN old_ct_ratio::float8 * old_pt_ratio::float8 ELSE 1 END AS old_multiplier
+        FROM project_meter_swap
+        WHERE device_id IN (${sql.join(
+          out.map((m) => sql`${m.deviceId}::int`),
+          sql`, `,
+        )})
+        ORDER BY device_id, swapped_at`),
+    );
+    for (const m of out) {
+      m.swaps = swapRows
+        .filter((r) => numOrZero(r.device_id) === m.deviceId)
+        .map((r) => ({
+          atMs: numOrZero(r.at_ms),
+          oldImportKwh: numOrZero(r.old_import_kwh),
+          oldExportKwh: numOrZero(r.old_export_kwh),
+          newImportKwh: numOrZero(r.new_import_kwh),
+          newExportKwh: numOrZero(r.new_export_kwh),
+          oldMultiplier: numOrZero(r.old_multiplier) || 1,
+        }));
+    }
+  }
   const withMeters = new Set(out.map((m) => m.siteId));
   const rest = siteIds.filter((id) => !withMeters.has(id));
   if (rest.length > 0) {
@@ -141,6 +199,7 @@ export async function storageMeters(db: Db, siteIds: readonly number[]): Promise
         dischargePoint: String(r.discharge_point),
         chargeSign: -1,
         multiplier: 1,
+        swaps: [],
       });
     }
   }
@@ -221,58 +280,95 @@ export function tierLinesOfDay(
     if (p.endMs <= p.startMs) continue;
     if (nowMs !== undefined && p.startMs >= nowMs) break;
     const running = nowMs !== undefined && p.endMs > nowMs;
-    const endMs = running ? nowMs! : p.endMs;
-    const cs = readingAt(quarters, meter.chargePoint, p.startMs);
-    const ds = readingAt(quarters, meter.dischargePoint, p.startMs);
-    const ce = running
-      ? latestReading(quarters, meter.chargePoint, p.startMs, endMs)
-      : readingAt(quarters, meter.chargePoint, endMs);
-    const de = running
-      ? latestReading(quarters, meter.dischargePoint, p.startMs, endMs)
-      : readingAt(quarters, meter.dischargePoint, endMs);
-    const charged = cs !== null && ce !== null ? registerEnergyKwh(cs, ce, meter.multiplier) : null;
-    const discharged = ds !== null && de !== null ? registerEnergyKwh(ds, de, meter.multiplier) : null;
-    let source: TierLine['source'] = 'registers';
-    let chargedKwh = charged ?? 0;
-    let dischargedKwh = discharged ?? 0;
-    if (charged === null || discharged === null) {
-      // Fallback: mean power of each quarter hour of the period × ¼ h, split by sign.
-      let c = 0;
-      let d = 0;
-      let seen = false;
-      const first = Math.floor(p.startMs / QUARTER_MS) * QUARTER_MS;
-      for (let q = first; q < endMs; q += QUARTER_MS) {
-        const v = quarters.get(q)?.get('p_kw');
-        if (!v) continue;
-        seen = true;
-        const kw = v.mean * meter.chargeSign;
-        if (kw > 0) c += kw * 0.25;
-        else d += -kw * 0.25;
-      }
-      source = seen ? 'power' : 'none';
-      chargedKwh = roundKwh(c * meter.multiplier);
-      dischargedKwh = roundKwh(d * meter.multiplier);
+    const periodEndMs = running ? nowMs! : p.endMs;
+    // The period's parts: split at each swap inside it (see the module note).
+    const cuts = meter.swaps.filter((s) => s.atMs > p.startMs && s.atMs < periodEndMs).map((s) => s.atMs);
+    const bounds = [p.startMs, ...cuts, periodEndMs];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const partStart = bounds[i]!;
+      const endMs = bounds[i + 1]!;
+      const last = i + 2 === bounds.length;
+      lines.push(partLine(meter, day, p, version, quarters, partStart, endMs, running && last, i === 0));
     }
-    lines.push({
-      day,
-      startMs: p.startMs,
-      endMs,
-      start: p.start,
-      end: p.end,
-      tier: version ? p.tier : null,
-      priceCnyPerKwh: version ? p.priceCnyPerKwh : null,
-      siteTariffId: version?.id ?? null,
-      chargedKwh,
-      dischargedKwh,
-      source,
-      chargeStart: cs,
-      chargeEnd: ce,
-      dischargeStart: ds,
-      dischargeEnd: de,
-      multiplier: meter.multiplier,
-    });
   }
   return lines;
+}
+
+/**
+ * One stored row: the part `[startMs, endMs)` of ToU period `p` (the whole period without a swap
+ * inside). A bound at a swap instant reads the swap's readings (the new meter's initial at the
+ * start, the old meter's final at the end); any other bound the rollups.
+ */
+function partLine(
+  meter: StorageMeter,
+  day: string,
+  p: { startMs: number; start: string; end: string; tier: TouTier | null; priceCnyPerKwh: number | null },
+  version: TariffVersion | null,
+  quarters: Map<number, Quarter>,
+  startMs: number,
+  endMs: number,
+  running: boolean,
+  first: boolean,
+): TierLine {
+  const swapAtStart = meter.swaps.find((s) => s.atMs === startMs);
+  const swapAtEnd = running ? undefined : meter.swaps.find((s) => s.atMs === endMs);
+  const multiplier = multiplierAt(meter, startMs);
+  const cs = swapAtStart ? swapAtStart.newImportKwh : readingAt(quarters, meter.chargePoint, startMs);
+  const ds = swapAtStart ? swapAtStart.newExportKwh : readingAt(quarters, meter.dischargePoint, startMs);
+  const ce = swapAtEnd
+    ? swapAtEnd.oldImportKwh
+    : running
+      ? latestReading(quarters, meter.chargePoint, startMs, endMs)
+      : readingAt(quarters, meter.chargePoint, endMs);
+  const de = swapAtEnd
+    ? swapAtEnd.oldExportKwh
+    : running
+      ? latestReading(quarters, meter.dischargePoint, startMs, endMs)
+      : readingAt(quarters, meter.dischargePoint, endMs);
+  const charged = cs !== null && ce !== null ? registerEnergyKwh(cs, ce, multiplier) : null;
+  const discharged = ds !== null && de !== null ? registerEnergyKwh(ds, de, multiplier) : null;
+  let source: TierLine['source'] = 'registers';
+  let chargedKwh = charged ?? 0;
+  let dischargedKwh = discharged ?? 0;
+  if (charged === null || discharged === null) {
+    // Fallback: mean power of each quarter hour of the period × ¼ h, split by sign.
+    let c = 0;
+    let d = 0;
+    let seen = false;
+    // The quarter hour holding a swap counts in the part before it.
+    const from = first
+      ? Math.floor(startMs / QUARTER_MS) * QUARTER_MS
+      : Math.ceil(startMs / QUARTER_MS) * QUARTER_MS;
+    for (let q = from; q < endMs; q += QUARTER_MS) {
+      const v = quarters.get(q)?.get('p_kw');
+      if (!v) continue;
+      seen = true;
+      const kw = v.mean * meter.chargeSign;
+      if (kw > 0) c += kw * 0.25;
+      else d += -kw * 0.25;
+    }
+    source = seen ? 'power' : 'none';
+    chargedKwh = roundKwh(c * multiplier);
+    dischargedKwh = roundKwh(d * multiplier);
+  }
+  return {
+    day,
+    startMs,
+    endMs,
+    start: p.start,
+    end: p.end,
+    tier: version ? p.tier : null,
+    priceCnyPerKwh: version ? p.priceCnyPerKwh : null,
+    siteTariffId: version?.id ?? null,
+    chargedKwh,
+    dischargedKwh,
+    source,
+    chargeStart: cs,
+    chargeEnd: ce,
+    dischargeStart: ds,
+    dischargeEnd: de,
+    multiplier,
+  };
 }
 
 /**
@@ -400,6 +496,42 @@ export async function computeMissingTierDays(
     }
   }
   return result;
+}
+
+/**
+ * Drops the stored periods of every device of `siteId` from local day `fromDay` on, so they are
+ * computed again ({@link fillTierDaysFrom} right after, else the `energy-tier` task within its
+ * lookback). Run inside the write that changes how the site is measured (a meter swap recorded or
+ * deleted, a storage meter declared or its CT/PT changed); the caller checks that `fromDay` is not
+ * in a settled month (tariff-history.ts `firstUnsettledDate`).
+ */
+export async function dropTierDays(db: Pick<Db, 'delete'>, siteId: number, fromDay: string): Promise<void> {
+  await db
+    .delete(energyTierDay)
+    .where(and(eq(energyTierDay.siteId, siteId), gte(energyTierDay.day, fromDay)));
+}
+
+/**
+ * Computes `siteId`'s closed days from local `fromDay` to the last closed day that have rollups
+ * and no stored periods ({@link computeMissingTierDays} over those days): what a re-pricing does
+ * after {@link dropTierDays}. Answers what was written.
+ */
+export async function fillTierDaysFrom(
+  db: Db,
+  siteId: number,
+  fromDay: string,
+  nowMs: number,
+): Promise<TierRunResult> {
+  const [s] = rowsOf<{ timezone: string }>(
+    await db.execute(sql`SELECT timezone FROM site WHERE id = ${siteId}`),
+  );
+  if (!s) return { meters: 0, days: 0, rows: 0 };
+  const today = localTimeOf(nowMs, s.timezone).date;
+  const lookbackDays = Math.max(
+    0,
+    Math.round((Date.parse(`${today}T00:00:00Z`) - Date.parse(`${fromDay}T00:00:00Z`)) / 86_400_000),
+  );
+  return computeMissingTierDays(db, { nowMs, lookbackDays, siteIds: [siteId] });
 }
 
 /**

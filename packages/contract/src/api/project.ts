@@ -34,6 +34,13 @@
  * under_construction → in_operation | suspended | ended; in_operation → suspended | ended;
  * suspended → in_operation | under_construction | ended; ended is final. Refused: 7003.
  *
+ * **Meter swaps** ({@link meterSwapProblem}, the server's 7004–7008): a declared storage meter
+ * replaced in the field keeps its device row (the gateway reads the new meter in its place); the
+ * operator records the instant (site-local), the old meter's final and the new meter's initial
+ * import/export total registers (kWh, the meter's own side), the new meter's CT/PT/side (the old
+ * one's are kept with the swap) and the serial numbers. Energy is split at the instant and the
+ * bills bill both parts (money/bill.ts: a swap is two meters).
+ *
  * **Sites**: bound over local dates `[boundFrom, boundTo)` in the site's zone; a site is bound to
  * one project at a time; while bound its devices carry the project (a device of it bound to
  * another project: 6004). Unbinding ends the binding on a date (the billing split date).
@@ -366,14 +373,48 @@ export const projectInvestorSchema = z.object({
 });
 export type ProjectInvestor = z.infer<typeof projectInvestorSchema>;
 
+/**
+ * A recorded meter swap (table `project_meter_swap`): `swappedAt` site-local `YYYY-MM-DD HH:mm`
+ * (and `swappedAtMs` UTC ms); readings in kWh on the meter's own side; the old meter's CT/PT/side
+ * as recorded, the new one's as in force after it (the next swap's old ones, or the meter's now).
+ * `deletable`: the meter's latest swap, in a month not settled (`project/deleteMeterSwap`).
+ */
+export const projectMeterSwapSchema = z.object({
+  id,
+  deviceId: id,
+  swappedAt: z.string(),
+  swappedAtMs: z.number(),
+  oldImportKwh: z.number(),
+  oldExportKwh: z.number(),
+  newImportKwh: z.number(),
+  newExportKwh: z.number(),
+  oldCtRatio: z.number(),
+  oldPtRatio: z.number(),
+  oldReadsSecondary: z.boolean(),
+  newCtRatio: z.number(),
+  newPtRatio: z.number(),
+  newReadsSecondary: z.boolean(),
+  oldSerial: z.string().nullable(),
+  newSerial: z.string().nullable(),
+  note: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+  deletable: z.boolean(),
+});
+export type ProjectMeterSwap = z.infer<typeof projectMeterSwapSchema>;
+
 export const projectMeterSchema = z.object({
   deviceId: id,
   sn: z.string(),
   siteId: id,
   siteName: z.string(),
+  /** The site's IANA zone (swap instants are entered and shown in it). */
+  timezone: z.string(),
   ctRatio: z.number(),
   ptRatio: z.number(),
   readsSecondary: z.boolean(),
+  /** Recorded swaps of the meter, newest first. */
+  swaps: z.array(projectMeterSwapSchema),
 });
 export type ProjectMeter = z.infer<typeof projectMeterSchema>;
 
@@ -438,7 +479,15 @@ export const projectDetailSchema = projectRowSchema.extend({
 });
 export type ProjectDetail = z.infer<typeof projectDetailSchema>;
 
-export const PROJECT_CHANGE_ACTIONS = ['create', 'update', 'status', 'bind', 'unbind'] as const;
+export const PROJECT_CHANGE_ACTIONS = [
+  'create',
+  'update',
+  'status',
+  'bind',
+  'unbind',
+  'meter_swap',
+  'meter_swap_delete',
+] as const;
 export type ProjectChangeAction = (typeof PROJECT_CHANGE_ACTIONS)[number];
 export const PROJECT_CHANGE_ACTION_LABELS: Readonly<Record<ProjectChangeAction, Labels>> = {
   create: { zh: '创建', en: 'Created' },
@@ -446,6 +495,8 @@ export const PROJECT_CHANGE_ACTION_LABELS: Readonly<Record<ProjectChangeAction, 
   status: { zh: '状态变更', en: 'Status changed' },
   bind: { zh: '绑定站点', en: 'Sites bound' },
   unbind: { zh: '解绑站点', en: 'Site unbound' },
+  meter_swap: { zh: '更换电表', en: 'Meter swapped' },
+  meter_swap_delete: { zh: '删除换表记录', en: 'Meter swap deleted' },
 };
 
 /** One changed field: its key (a field of {@link projectDetailSchema}) and the values. */
@@ -590,3 +641,111 @@ export const projectSiteOptionSchema = z.object({
 });
 export type ProjectSiteOption = z.infer<typeof projectSiteOptionSchema>;
 export const projectSiteOptionsResponse = z.array(projectSiteOptionSchema);
+
+// ---------------------------------------------------------------------------------------------
+// Meter swaps (issue 17: "a meter reading that goes backwards (meter replaced: record the swap,
+// bill both parts)")
+
+export const METER_SWAP_LIMITS = {
+  serial: 64,
+  note: 200,
+  /** Largest register reading (kWh) a swap may name. */
+  readingKwhMax: 1e12,
+} as const;
+
+/** A site-local instant as the form sends it: `YYYY-MM-DD HH:mm`. */
+export const METER_SWAP_TIME_PATTERN = /^(\d{4}-\d{2}-\d{2}) ([01]\d|2[0-3]):([0-5]\d)$/;
+
+const reading = z.number().finite().max(METER_SWAP_LIMITS.readingKwhMax);
+
+/**
+ * Record a swap of a declared storage meter (`project/recordMeterSwap`): `swappedAt` site-local
+ * `YYYY-MM-DD HH:mm`; the old meter's final and the new meter's initial total registers (kWh, own
+ * side); the new meter's CT/PT/side (the `project_meter` row takes them; the old ones are kept with
+ * the swap); serials and note optional. Refusals: -100 naming the field ({@link meterSwapProblem};
+ * a device that is not a declared storage meter of the project), 7001, 7004 in the future, 7005 in a
+ * settled month, 7006 the old final reading below the last stored one, 7007 a swap of the meter at
+ * or after the instant. Nothing written on a refusal.
+ */
+export const projectMeterSwapRequest = z.object({
+  userInfo: userInfoEcho,
+  id,
+  deviceId: id,
+  swappedAt: z.string().max(32),
+  oldImportKwh: reading,
+  oldExportKwh: reading,
+  newImportKwh: reading,
+  newExportKwh: reading,
+  newCtRatio: ratio,
+  newPtRatio: ratio,
+  newReadsSecondary: z.boolean(),
+  oldSerial: optionalText(METER_SWAP_LIMITS.serial),
+  newSerial: optionalText(METER_SWAP_LIMITS.serial),
+  note: optionalText(METER_SWAP_LIMITS.note),
+});
+export type ProjectMeterSwapRequest = z.input<typeof projectMeterSwapRequest>;
+
+/** What a re-pricing of energy per tier did after a swap was recorded or deleted. */
+export const meterSwapRepricedSchema = z.object({
+  /** The first site-local day re-priced (the swap's). */
+  fromDay: z.string(),
+  /** Closed days computed again and their ToU period rows. */
+  days: z.number().int(),
+  rows: z.number().int(),
+});
+export const projectMeterSwapResponse = z.object({ id, repriced: meterSwapRepricedSchema });
+
+/** Delete a meter's latest swap in an unsettled month (`project/deleteMeterSwap`). 7001, 7008. */
+export const projectMeterSwapDeleteRequest = z.object({ userInfo: userInfoEcho, id, swapId: id });
+export const projectMeterSwapDeleteResponse = z.object({ repriced: meterSwapRepricedSchema });
+
+/** The texts of {@link meterSwapProblem}. */
+export const meterSwapMessages = {
+  time: {
+    zh: '换表时间无效，格式为 YYYY-MM-DD HH:mm（站点当地时间）',
+    en: 'The swap time is not valid: YYYY-MM-DD HH:mm, the site’s local time',
+  },
+  readingNegative: { zh: '读数不能为负数', en: 'A reading cannot be negative' },
+} as const satisfies Record<string, Labels>;
+
+/** The fields {@link meterSwapProblem} checks. */
+export interface MeterSwapInput {
+  swappedAt: string;
+  oldImportKwh: number;
+  oldExportKwh: number;
+  newImportKwh: number;
+  newExportKwh: number;
+  newCtRatio: number;
+  newPtRatio: number;
+  newReadsSecondary: boolean;
+}
+
+/**
+ * The first broken rule of a swap's own fields, in `lang` (null when they hold): the instant a
+ * real site-local `YYYY-MM-DD HH:mm`; readings ≥ 0; the new CT/PT > 0 and ≤ the limit (the
+ * contract's meter rule, {@link projectContractProblem}'s texts). The rules that need the database
+ * (future, settled month, backwards, later swap) are the server's codes 7004–7007.
+ */
+export function meterSwapProblem(s: MeterSwapInput, lang: Lang): ProjectProblem | null {
+  const m = METER_SWAP_TIME_PATTERN.exec(s.swappedAt);
+  if (!m || !isRealDate(m[1]!)) return { field: 'swappedAt', message: meterSwapMessages.time[lang] };
+  for (const field of ['oldImportKwh', 'oldExportKwh', 'newImportKwh', 'newExportKwh'] as const) {
+    if (!(s[field] >= 0)) return { field, message: meterSwapMessages.readingNegative[lang] };
+  }
+  const ratios = (
+    [
+      ['newCtRatio', s.newCtRatio, 'ctPositive'],
+      ['newPtRatio', s.newPtRatio, 'ptPositive'],
+    ] as const
+  ).map(([field, v, key]) => ({ field, v, key }));
+  for (const r of ratios) {
+    if (!(r.v > 0)) return { field: r.field, message: projectMessages[r.key][lang] };
+    if (r.v > PROJECT_LIMITS.ratioMax) {
+      return {
+        field: r.field,
+        message: fillTemplate(projectMessages.ratioTooLarge[lang], { max: PROJECT_LIMITS.ratioMax }),
+      };
+    }
+  }
+  return null;
+}

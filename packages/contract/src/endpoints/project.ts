@@ -11,6 +11,10 @@ import {
   projectHistoryRequest,
   projectHistoryResponse,
   projectIdRequest,
+  projectMeterSwapDeleteRequest,
+  projectMeterSwapDeleteResponse,
+  projectMeterSwapRequest,
+  projectMeterSwapResponse,
   projectPageListRequest,
   projectPageListResponse,
   projectSaveRequest,
@@ -108,6 +112,26 @@ export const projectEndpoints = {
     audit: { action: 'project.unbind', targetType: 'project' },
     summary:
       'End a site’s binding on a local date (exclusive); its devices are released. Errors: 7001, 3036 not bound, -100 boundTo',
+    tags: ['project'],
+  }),
+  recordMeterSwap: defineEndpoint({
+    path: '/api-bms/project/recordMeterSwap',
+    request: projectMeterSwapRequest,
+    response: projectMeterSwapResponse,
+    access: { permission: Perm.projectSave },
+    audit: { action: 'project.meterSwap', targetType: 'project' },
+    summary:
+      'Record the replacement of a declared storage meter (site-local instant, old final / new initial import+export registers, new CT/PT/side, serials, note); the site’s energy per tier is re-priced from the swap’s day and the answer says what was computed. Errors: -100 field: reason, 7001, 7004 future, 7005 settled month, 7006 old final reading below the last stored one, 7007 a swap at or after the instant',
+    tags: ['project'],
+  }),
+  deleteMeterSwap: defineEndpoint({
+    path: '/api-bms/project/deleteMeterSwap',
+    request: projectMeterSwapDeleteRequest,
+    response: projectMeterSwapDeleteResponse,
+    access: { permission: Perm.projectSave },
+    audit: { action: 'project.meterSwapDelete', targetType: 'project' },
+    summary:
+      'Delete a meter’s latest swap recorded by mistake (its month not settled): the meter takes the old CT/PT/side back and the energy is re-priced from the swap’s day. Errors: 7001, 7008',
     tags: ['project'],
   }),
   history: defineEndpoint({

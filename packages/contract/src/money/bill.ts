@@ -323,24 +323,30 @@ function basisPoints(pct: number): number {
 /**
  * The contract rule (api/project.ts `projectContractProblem`: ratios add up to 100.00 %, rent,
  * costs ≥ 0, CT/PT > 0 of every meter billed) as a {@link BillInputError} with both texts, or null.
+ * Each meter is checked on its own (`meters[i]` names its place in `meters`): the parts of a swapped
+ * meter share its `meterId` (a swap is two meters of one device), so the declared-twice rule of
+ * the contract does not apply to them.
  */
 export function billContractProblem(
   c: BillContract,
   meters: readonly BillMeterInput[] = [],
 ): BillInputError | null {
-  const contract: ProjectContract = {
+  const contract = (m: BillMeterInput | null): ProjectContract => ({
     ...c,
     investors: c.investors.map((i) => ({ companyId: i.companyId, ratioPct: i.ratioPct })),
-    meters: meters.map((m) => ({
-      deviceId: m.meterId,
-      ctRatio: m.ctRatio,
-      ptRatio: m.ptRatio,
-      readsSecondary: m.readsSecondary,
-    })),
-  };
-  const zh = projectContractProblem(contract, 'zh');
-  const en = projectContractProblem(contract, 'en');
-  return zh && en ? new BillInputError(zh.field, zh.message, en.message) : null;
+    meters: m
+      ? [{ deviceId: m.meterId, ctRatio: m.ctRatio, ptRatio: m.ptRatio, readsSecondary: m.readsSecondary }]
+      : [],
+  });
+  for (const [i, m] of [null, ...meters].entries()) {
+    const zh = projectContractProblem(contract(m), 'zh');
+    const en = projectContractProblem(contract(m), 'en');
+    if (zh && en) {
+      const field = zh.field.replace(/^meters\[0\]/, `meters[${i - 1}]`);
+      return new BillInputError(field, zh.message, en.message);
+    }
+  }
+  return null;
 }
 
 /**

@@ -7,8 +7,9 @@
  *   `projectContractProblem` inside `computeBill` (-100 naming the field);
  * - the sites bound during the month (`project_site`, local dates `[bound_from, bound_to)`), their
  *   zone, their tariff versions (`site_tariff`, one version per `effective_from`; the two-part
- *   charge with it) and their storage meters (`project_meter`: CT, PT, secondary side); a site
- *   without a declared storage meter is billed on the registers devices/tier-energy.ts
+ *   charge with it) and their storage meters (`project_meter`: CT, PT, secondary side; a meter
+ *   swapped in the field, `project_meter_swap`, is one part per physical meter: {@link meterParts});
+ *   a site without a declared storage meter is billed on the registers devices/tier-energy.ts
  *   `storageMeters` prices for it (its PCS's AC charge/discharge registers, × 1; a gateway-only
  *   site's gateway), each line naming the device type — never on a site's grid meter;
  * - each meter's energy per ToU period (`energy_tier_day`, filled by the `energy-tier` task from
@@ -75,6 +76,7 @@ import {
   project,
   projectInvestor,
   projectMeter,
+  projectMeterSwap,
   projectSite,
   site,
   siteTariff,
@@ -121,6 +123,60 @@ function tierPrices(doc: TouSchemeDocument): TierKwh {
     out[t] = period?.priceCnyPerKwh ?? 0;
   }
   return out;
+}
+
+/** A declared storage meter as project_meter holds it (the meter in place now). */
+interface DeclaredMeter {
+  deviceId: number;
+  ct: number;
+  pt: number;
+  secondary: boolean;
+  sn: string;
+  siteId: number | null;
+  type: string;
+}
+
+/**
+ * The physical meters behind the declared storage meters (issue 17 meter swap; contract
+ * money/bill.ts: a swap is two meters): a device with recorded swaps (`project_meter_swap`) is one
+ * part per physical meter — up to the first swap with that swap's old CT/PT/side and old serial,
+ * between two swaps with the later one's old ratios, after the last with the `project_meter` row's
+ * — each `installedAtMs`/`removedAtMs` at its swaps, so each part bills the stored periods of its
+ * own time (devices/tier-energy.ts splits the period holding a swap) with its own multiplier. A
+ * part's SN is its serial as recorded, else the device's.
+ */
+async function meterParts(
+  db: Db | Tx,
+  declared: readonly DeclaredMeter[],
+): Promise<Array<DeclaredMeter & { installedAtMs: number | null; removedAtMs: number | null }>> {
+  const swaps = declared.length
+    ? await db
+        .select()
+        .from(projectMeterSwap)
+        .where(
+          inArray(
+            projectMeterSwap.deviceId,
+            declared.map((m) => m.deviceId),
+          ),
+        )
+        .orderBy(asc(projectMeterSwap.swappedAt))
+    : [];
+  return declared.flatMap((m) => {
+    const mine = swaps.filter((s) => s.deviceId === m.deviceId);
+    if (!mine.length) return [{ ...m, installedAtMs: null, removedAtMs: null }];
+    return [...mine, null].map((s, i) => {
+      const prev = i > 0 ? mine[i - 1]! : null;
+      return {
+        ...m,
+        ct: s ? s.oldCtRatio : m.ct,
+        pt: s ? s.oldPtRatio : m.pt,
+        secondary: s ? s.oldReadsSecondary : m.secondary,
+        sn: prev?.newSerial ?? s?.oldSerial ?? m.sn,
+        installedAtMs: prev ? prev.swappedAt.getTime() : null,
+        removedAtMs: s ? s.swappedAt.getTime() : null,
+      };
+    });
+  });
 }
 
 export class BillService {
@@ -227,7 +283,7 @@ export class BillService {
           sql`(${projectSite.boundTo} IS NULL OR ${projectSite.boundTo} > ${first})`,
         ),
       );
-    const declared = await db
+    const declaredRows = await db
       .select({
         deviceId: projectMeter.deviceId,
         ct: projectMeter.ctRatio,
@@ -240,6 +296,7 @@ export class BillService {
       .from(projectMeter)
       .innerJoin(device, eq(device.id, projectMeter.deviceId))
       .where(eq(projectMeter.projectId, projectRow.id));
+    const declared = await meterParts(db, declaredRows);
     const siteIds = [...new Set(bindings.map((b) => b.siteId))];
     // Sites without a declared storage meter: the registers the energy-tier task prices for them.
     const withMeter = new Set(declared.map((m) => m.siteId));
@@ -268,6 +325,8 @@ export class BillService {
           sn: d?.sn ?? String(m.deviceId),
           siteId: m.siteId,
           type: d?.type ?? 'pcs',
+          installedAtMs: null,
+          removedAtMs: null,
         };
       }),
     ];
@@ -278,7 +337,7 @@ export class BillService {
           .where(inArray(siteTariff.siteId, siteIds))
           .orderBy(asc(siteTariff.effectiveFrom))
       : [];
-    const deviceIds = meters.map((m) => m.deviceId);
+    const deviceIds = [...new Set(meters.map((m) => m.deviceId))];
     // The month's stored periods as one JSON text: ~250 rows a meter decoded row by row cost
     // 5× more on PGlite (bench/bills.ts); epoch ms and numbers come as JSON numbers.
     type PeriodTuple = [
@@ -360,6 +419,8 @@ export class BillService {
           ctRatio: m.ct,
           ptRatio: m.pt,
           readsSecondary: m.secondary,
+          installedAtMs: m.installedAtMs,
+          removedAtMs: m.removedAtMs,
           readings: [],
           periods: periodsOf.get(m.deviceId) ?? [],
         }));

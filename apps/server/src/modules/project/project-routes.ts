@@ -14,6 +14,8 @@
  * | changeStatus | project:project:status | {id, status}                              | the project      |
  * | bindSites    | project:project:bind   | {id, siteIds, boundFrom?}                 | the project      |
  * | unbindSite   | project:project:bind   | {id, siteId, boundTo?}                    | the project      |
+ * | recordMeterSwap | project:project:save | {id, deviceId, swappedAt, readings, new CT/PT, serials, note} | {id, repriced} |
+ * | deleteMeterSwap | project:project:save | {id, swapId}                           | {repriced}       |
  *
  * Scoped by company (access/company-scope.ts): out of scope answers 7001 (project), 3036 (site),
  * 6000 (company). Operation log: every write with the project as target (before → after).
@@ -95,6 +97,31 @@ export const projectRoutes: FastifyPluginAsyncZod = async (app) => {
     const bound = await service.bindSites(scope, actorOf(request), id, siteIds, boundFrom, request.lang);
     recordChange(request, { targetId: id, after: { bound } });
     return ok(request, await service.detail(scope, id));
+  });
+
+  route(app, calls.recordMeterSwap, async (request) => {
+    const { userInfo: _, id, ...body } = request.body;
+    const { after, ...answer } = await service.swaps.record(
+      await scopeOf(request),
+      actorOf(request),
+      id,
+      body,
+      request.lang,
+    );
+    recordChange(request, { targetId: id, before: null, after: { meterSwap: after } });
+    return ok(request, answer);
+  });
+
+  route(app, calls.deleteMeterSwap, async (request) => {
+    const { id, swapId } = request.body;
+    const { before, repriced } = await service.swaps.remove(
+      await scopeOf(request),
+      actorOf(request),
+      id,
+      swapId,
+    );
+    recordChange(request, { targetId: id, before: { meterSwap: before }, after: null });
+    return ok(request, { repriced });
   });
 
   route(app, calls.unbindSite, async (request) => {

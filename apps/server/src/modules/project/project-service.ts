@@ -36,6 +36,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { type CompanyScope, companyTree, inScope, scopeIncludes } from '../../access/company-scope';
 import type { Db } from '../../core/db/database';
 import { likePattern } from '../../core/db/like';
+import { rowsOf } from '../../core/db/rows';
 import {
   company,
   device,
@@ -50,6 +51,9 @@ import {
 import { isUniqueViolation } from '../../core/db/unique-violation';
 import { ApiError } from '../../core/http/api-error';
 import type { FleetSnapshot } from '../../devices/fleet-snapshot';
+import { firstUnsettledDate } from '../../devices/tariff-history';
+import { dropTierDays, fillTierDaysFrom } from '../../devices/tier-energy';
+import { MeterSwapService } from './meter-swaps';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -82,6 +86,12 @@ export interface ProjectInput {
   meters: { deviceId: number; ctRatio: number; ptRatio: number; readsSecondary: boolean }[];
 }
 
+/** A site whose stored energy per tier was dropped from `fromDay` to be computed again. */
+interface RepriceSite {
+  siteId: number;
+  fromDay: string;
+}
+
 /** Who acts (history rows): an employee, or the server itself (the demo) named by `name`. */
 export interface Actor {
   employeeId: number | null;
@@ -94,6 +104,17 @@ export interface Actor {
  * renames too (it records what was true then).
  */
 export type ProjectSnapshot = Record<string, unknown>;
+
+/**
+ * The refusal a unique violation of a project write stands for: `project_company_name_uq` → 7000
+ * (a concurrent save took the name), `project_site_open_uq` → 6004 (a concurrent bind took the
+ * site); any other error as it is. One place for create, update and bindSites.
+ */
+function uniqueViolationRefusal(err: unknown): unknown {
+  if (isUniqueViolation(err, 'project_company_name_uq')) return new ApiError(ErrorCode.PROJECT_NAME_EXISTS);
+  if (isUniqueViolation(err, 'project_site_open_uq')) return new ApiError(ErrorCode.DEVICE_BOUND_TO_PROJECT);
+  return err;
+}
 
 function paramError(field: string, message: string): ApiError {
   return new ApiError(ErrorCode.PARAM_ERROR, {}, `${field}: ${message}`);
@@ -126,11 +147,21 @@ const meterTexts = {
 } as const;
 
 export class ProjectService {
+  /** Meter swaps (meter-swaps.ts): `project/recordMeterSwap`, `project/deleteMeterSwap`, the detail's lists. */
+  readonly swaps: MeterSwapService;
+
   constructor(
     private readonly db: Db,
     private readonly fleet: FleetSnapshot,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.swaps = new MeterSwapService(
+      db,
+      (d, scope, id) => this.requireProject(d, scope, id),
+      (tx, actor, p, action, changes) => this.log(tx, actor, p, action, changes),
+      now,
+    );
+  }
 
   // -------------------------------------------------------------------------------------------
   // Reads
@@ -212,6 +243,7 @@ export class ProjectService {
         sn: device.sn,
         siteId: device.siteId,
         siteName: site.name,
+        timezone: site.timezone,
         ctRatio: projectMeter.ctRatio,
         ptRatio: projectMeter.ptRatio,
         readsSecondary: projectMeter.readsSecondary,
@@ -221,6 +253,11 @@ export class ProjectService {
       .innerJoin(site, eq(site.id, device.siteId))
       .where(eq(projectMeter.projectId, id))
       .orderBy(asc(site.name), asc(device.sn));
+    const swaps = await this.swaps.list(
+      db,
+      id,
+      meters.map((m) => ({ ...m, siteId: m.siteId! })),
+    );
     const bindings = await db
       .select({
         id: projectSite.id,
@@ -263,7 +300,7 @@ export class ProjectService {
       costBearer: p.costBearer as ProjectCostBearer,
       remark: p.remark,
       investors,
-      meters,
+      meters: meters.map((m) => ({ ...m, swaps: swaps.get(m.deviceId) ?? [] })),
       sites,
       nextStatuses: [...PROJECT_STATUS_TRANSITIONS[status]],
     };
@@ -370,7 +407,7 @@ export class ProjectService {
     await this.assertNameFree(input.companyId, input.name);
     const { siteIds, boundFrom, companyId, investors, meters, ...fields } = input;
     try {
-      return await this.db.transaction(async (tx) => {
+      const created = await this.db.transaction(async (tx) => {
         const [row] = await tx
           .insert(project)
           .values({ ...fields, companyId, status: 'to_be_started' })
@@ -378,18 +415,16 @@ export class ProjectService {
         const id = row!.id;
         await this.writeInvestors(tx, id, companyId, investors);
         const bound = await this.bind(tx, scope, { id, companyId }, siteIds, boundFrom, lang);
-        await this.writeMeters(tx, { id, companyId }, meters, lang);
+        const reprice = await this.writeMeters(tx, { id, companyId }, meters, lang);
         const after = await this.snapshot(tx, id);
         await this.log(tx, actor, { id, companyId }, 'create', diff({}, after));
         if (bound.length) await this.log(tx, actor, { id, companyId }, 'bind', bound);
-        return { id, after };
+        return { id, after, reprice };
       });
+      await this.fillRepriced(created.reprice);
+      return { id: created.id, after: created.after };
     } catch (err) {
-      if (isUniqueViolation(err, 'project_company_name_uq'))
-        throw new ApiError(ErrorCode.PROJECT_NAME_EXISTS);
-      if (isUniqueViolation(err, 'project_site_open_uq'))
-        throw new ApiError(ErrorCode.DEVICE_BOUND_TO_PROJECT);
-      throw err;
+      throw uniqueViolationRefusal(err);
     }
   }
 
@@ -410,7 +445,7 @@ export class ProjectService {
     await this.assertNameFree(existing.companyId, input.name, id);
     const { investors, meters, ...fields } = input;
     try {
-      return await this.db.transaction(async (tx) => {
+      const updated = await this.db.transaction(async (tx) => {
         await lockProject(tx, id);
         const before = await this.snapshot(tx, id);
         await tx
@@ -419,16 +454,16 @@ export class ProjectService {
           .where(eq(project.id, id));
         await tx.delete(projectInvestor).where(eq(projectInvestor.projectId, id));
         await this.writeInvestors(tx, id, existing.companyId, investors);
-        await this.writeMeters(tx, existing, meters, lang);
+        const reprice = await this.writeMeters(tx, existing, meters, lang);
         const after = await this.snapshot(tx, id);
         const changes = diff(before, after);
         if (changes.length) await this.log(tx, actor, existing, 'update', changes);
-        return { before, after };
+        return { before, after, reprice };
       });
+      await this.fillRepriced(updated.reprice);
+      return { before: updated.before, after: updated.after };
     } catch (err) {
-      if (isUniqueViolation(err, 'project_company_name_uq'))
-        throw new ApiError(ErrorCode.PROJECT_NAME_EXISTS);
-      throw err;
+      throw uniqueViolationRefusal(err);
     }
   }
 
@@ -495,9 +530,7 @@ export class ProjectService {
         return bound;
       });
     } catch (err) {
-      if (isUniqueViolation(err, 'project_site_open_uq'))
-        throw new ApiError(ErrorCode.DEVICE_BOUND_TO_PROJECT);
-      throw err;
+      throw uniqueViolationRefusal(err);
     }
   }
 
@@ -662,8 +695,9 @@ export class ProjectService {
     p: { id: number; companyId: number },
     meters: ProjectInput['meters'],
     lang: Lang,
-  ): Promise<void> {
+  ): Promise<RepriceSite[]> {
     const listed = meters.map((m) => m.deviceId);
+    const before = await this.declaredMultipliers(tx, p.id);
     const boundMeters = tx
       .select({ id: device.id })
       .from(device)
@@ -685,7 +719,7 @@ export class ProjectService {
           listed.length ? notInArray(projectMeter.deviceId, listed) : undefined,
         ),
       );
-    if (!meters.length) return;
+    if (!meters.length) return this.dropChangedSites(tx, before, await this.declaredMultipliers(tx, p.id));
     const ok = await tx
       .select({ id: device.id })
       .from(device)
@@ -724,6 +758,65 @@ export class ProjectService {
           },
         });
     }
+    return this.dropChangedSites(tx, before, await this.declaredMultipliers(tx, p.id));
+  }
+
+  /** The project's declared meters: device → its site and the multiplier energy uses (CT × PT or 1). */
+  private async declaredMultipliers(
+    tx: Tx,
+    projectId: number,
+  ): Promise<Map<number, { siteId: number; k: number }>> {
+    const rows = await tx
+      .select({
+        deviceId: projectMeter.deviceId,
+        siteId: device.siteId,
+        ct: projectMeter.ctRatio,
+        pt: projectMeter.ptRatio,
+        secondary: projectMeter.readsSecondary,
+      })
+      .from(projectMeter)
+      .innerJoin(device, eq(device.id, projectMeter.deviceId))
+      .where(eq(projectMeter.projectId, projectId));
+    return new Map(
+      rows.map((r) => [r.deviceId, { siteId: r.siteId ?? 0, k: r.secondary ? r.ct * r.pt : 1 }]),
+    );
+  }
+
+  /**
+   * Issue 17 (energy per tier): a storage meter declared, removed, or given another CT × PT
+   * changes how the site's energy is measured, and its days may already be priced (from the PCS
+   * registers, or the old multiplier). For each such site, drops its stored periods from the first
+   * unsettled day it has rows for (settled months stay as billed; tariff-history.ts
+   * `firstUnsettledDate`) — in the caller's transaction; {@link fillRepriced} computes them again
+   * right after it commits.
+   */
+  private async dropChangedSites(
+    tx: Tx,
+    before: Map<number, { siteId: number; k: number }>,
+    after: Map<number, { siteId: number; k: number }>,
+  ): Promise<RepriceSite[]> {
+    const sites = new Set<number>();
+    for (const [deviceId, b] of before) if (after.get(deviceId)?.k !== b.k) sites.add(b.siteId);
+    for (const [deviceId, a] of after) if (before.get(deviceId)?.k !== a.k) sites.add(a.siteId);
+    const out: RepriceSite[] = [];
+    for (const siteId of sites) {
+      const [first] = rowsOf<{ day: string | null }>(
+        await tx.execute(
+          sql`SELECT to_char(min(day), 'YYYY-MM-DD') AS day FROM energy_tier_day WHERE site_id = ${siteId}`,
+        ),
+      );
+      if (!first?.day) continue;
+      const unsettled = await firstUnsettledDate(tx, siteId);
+      const fromDay = first.day > unsettled ? first.day : unsettled;
+      await dropTierDays(tx, siteId, fromDay);
+      out.push({ siteId, fromDay });
+    }
+    return out;
+  }
+
+  /** Computes the days {@link dropChangedSites} dropped (after the write committed). */
+  private async fillRepriced(sites: readonly RepriceSite[]): Promise<void> {
+    for (const s of sites) await fillTierDaysFrom(this.db, s.siteId, s.fromDay, this.now());
   }
 
   /**
