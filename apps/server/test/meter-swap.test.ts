@@ -137,7 +137,9 @@ describe.each(engines)('meter swaps on %s', (engine) => {
     await db
       .insert(projectInvestor)
       .values({ companyId, projectId: p!.id, investorCompanyId: investor, ratioPct: 80, sort: 1 });
-    await db.insert(projectSite).values({ companyId, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
+    await db
+      .insert(projectSite)
+      .values({ companyId, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
     await db.update(device).set({ projectId: p!.id }).where(eq(device.siteId, s!.id));
     if (declareMeter) {
       // CT 200/5 = 40, PT 1, the meter reads the secondary side: × 40.
@@ -178,7 +180,8 @@ describe.each(engines)('meter swaps on %s', (engine) => {
     await day(meterId, D0, 'e_export_total_kwh');
   }
 
-  const api = (path: string, body: object, lang: 'zh' | 'en' = 'zh') => call(ctx.app, path, body, { token, lang });
+  const api = (path: string, body: object, lang: 'zh' | 'en' = 'zh') =>
+    call(ctx.app, path, body, { token, lang });
 
   const swapBody = (projectId: number, deviceId: number, over: Record<string, unknown> = {}) => ({
     id: projectId,
@@ -213,7 +216,10 @@ describe.each(engines)('meter swaps on %s', (engine) => {
     ctx = await createTestApp(engine);
     db = ctx.database.db;
     companyId = await addCompanyUnder(db, { type: 'agent', parentId: null });
-    const staff = await addStaff(db, { companyId, roleIds: [await addRole(db, { companyId, isAdmin: true })] });
+    const staff = await addStaff(db, {
+      companyId,
+      roleIds: [await addRole(db, { companyId, isAdmin: true })],
+    });
     token = (await signIn(ctx.app, staff.account, staff.password)).token;
   }, 120_000);
   afterAll(async () => ctx?.close());
@@ -261,14 +267,14 @@ describe.each(engines)('meter swaps on %s', (engine) => {
     expect(drafted.code).toBe(0);
     const bill = await api(endpoints.bill.detail.path, { id: drafted.data.id });
     const lines = bill.data.document.lines.map(
-      (l: { meterSn: string; tier: string; multiplier: number; chargedKwh: number; dischargedKwh: number; netCny: number }) => [
-        l.meterSn,
-        l.tier,
-        l.multiplier,
-        l.chargedKwh,
-        l.dischargedKwh,
-        l.netCny,
-      ],
+      (l: {
+        meterSn: string;
+        tier: string;
+        multiplier: number;
+        chargedKwh: number;
+        dischargedKwh: number;
+        netCny: number;
+      }) => [l.meterSn, l.tier, l.multiplier, l.chargedKwh, l.dischargedKwh, l.netCny],
     );
     // old part (OLD-0001, × 40): off-peak 800 kWh × 0.3 = −240.00; peak 720 kWh × 1.2 = 864.00
     // new part (NEW-0002, × 50): peak 1,350 kWh × 1.2 = 1,620.00
@@ -393,8 +399,17 @@ describe.each(engines)('meter swaps on %s', (engine) => {
       [0, 3],
     ]);
     const detail = (await api(calls.detail.path, { id: p.projectId })).data;
-    const { id, meters: _m, sites: _s, nextStatuses: _n, investors, construction, agent, owner, ...rest } =
-      detail;
+    const {
+      id,
+      meters: _m,
+      sites: _s,
+      nextStatuses: _n,
+      investors,
+      construction,
+      agent,
+      owner,
+      ...rest
+    } = detail;
     const update = await api(calls.update.path, {
       ...rest,
       id,

@@ -30,10 +30,10 @@ import {
   localDateTimeText,
   localTimeOf,
   METER_SWAP_TIME_PATTERN,
+  meterSwapProblem,
   type ProjectChangeEntry,
   type ProjectMeterSwap,
   type ProjectProblem,
-  meterSwapProblem,
 } from '@ess/contract';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { CompanyScope } from '../../access/company-scope';
