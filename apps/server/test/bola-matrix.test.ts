@@ -58,6 +58,7 @@ import {
   projectChange,
   projectInvestor,
   projectMeter,
+  projectMeterSwap,
   projectSite,
   role,
   roleMenu,
@@ -353,6 +354,28 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
 
   /** Every row of company A's tree (and the global menus), to prove a refused call changed nothing. */
   /** A project of A (self-investment: owner 40 %, A's investor sub-company 60 %), to be started. */
+  /** A project of A with a bound site whose meter it declares a storage meter (CT 40, secondary). */
+  async function addMeteredProject() {
+    const id = await addProject();
+    const siteId = await addSite(fresh('msite'));
+    await db.insert(projectSite).values({ companyId: A, projectId: id, siteId, boundFrom: '2025-01-01' });
+    const [meter] = await db
+      .insert(device)
+      .values({ companyId: A, siteId, sn: fresh('mtr').slice(-40), type: 'meter', projectId: id })
+      .returning({ id: device.id });
+    await db
+      .insert(projectMeter)
+      .values({
+        companyId: A,
+        projectId: id,
+        deviceId: meter!.id,
+        ctRatio: 40,
+        ptRatio: 1,
+        readsSecondary: true,
+      });
+    return { id, deviceId: meter!.id };
+  }
+
   async function addProject(name = fresh('project')) {
     const [row] = await db
       .insert(project)
@@ -525,6 +548,10 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
         .where(inArray(projectInvestor.companyId, ids)),
       projectSites: await db.select().from(projectSite).where(inArray(projectSite.companyId, ids)),
       projectMeters: await db.select().from(projectMeter).where(inArray(projectMeter.companyId, ids)),
+      projectMeterSwaps: await db
+        .select()
+        .from(projectMeterSwap)
+        .where(inArray(projectMeterSwap.companyId, ids)),
       projectChanges: await db.select().from(projectChange).where(inArray(projectChange.companyId, ids)),
       bills: await db.select().from(bill).where(inArray(bill.companyId, ids)),
       menus: await db.select().from(menu),
@@ -885,6 +912,49 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
     },
     [endpoints.project.bindSites.path]: {
       body: async () => ({ id: await addProject(), siteIds: [await addSite(fresh('psite'))] }),
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.recordMeterSwap.path]: {
+      body: async () => {
+        const { id, deviceId } = await addMeteredProject();
+        return {
+          id,
+          deviceId,
+          swappedAt: '2025-07-10 14:30',
+          oldImportKwh: 520,
+          oldExportKwh: 118,
+          newImportKwh: 0,
+          newExportKwh: 0,
+          newCtRatio: 50,
+          newPtRatio: 1,
+          newReadsSecondary: true,
+        };
+      },
+      b: code(ErrorCode.PROJECT_NOT_FOUND),
+      e: OK,
+    },
+    [endpoints.project.deleteMeterSwap.path]: {
+      body: async () => {
+        const { id, deviceId } = await addMeteredProject();
+        const [swap] = await db
+          .insert(projectMeterSwap)
+          .values({
+            companyId: A,
+            projectId: id,
+            deviceId,
+            swappedAt: new Date('2025-07-10T06:30:00Z'),
+            oldImportKwh: 520,
+            oldExportKwh: 118,
+            newImportKwh: 0,
+            newExportKwh: 0,
+            oldCtRatio: 40,
+            oldPtRatio: 1,
+            oldReadsSecondary: true,
+          })
+          .returning({ id: projectMeterSwap.id });
+        return { id, swapId: swap!.id };
+      },
       b: code(ErrorCode.PROJECT_NOT_FOUND),
       e: OK,
     },
