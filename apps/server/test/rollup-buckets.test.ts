@@ -111,6 +111,17 @@ describe('aggregateBuckets: hours and days derived from the quarters', () => {
     check(series(5, 'Asia/Shanghai', Date.UTC(1899, 5, 1, 15, 40), 40, minute));
   });
 
+  it('quartersOnly (a deferred batch) answers exactly the 15-minute aggregates of the full fold', () => {
+    const rows = [
+      ...series(1, 'Asia/Shanghai', Date.UTC(2026, 10, 20, 10, 3), 200),
+      ...series(4, 'Europe/Berlin', Date.UTC(2026, 2, 28, 18, 1), 150, 11 * minute),
+      ...series(5, 'Asia/Shanghai', Date.UTC(1899, 5, 1, 15, 40), 40, minute),
+    ];
+    const quarters = aggregateBuckets(rows, { quartersOnly: true });
+    expect(quarters.length).toBeGreaterThan(0);
+    expect(quarters).toEqual(aggregateBuckets(rows).filter((a) => a.bucketS === 900));
+  });
+
   it('a device whose zone changes inside the batch (its site moved) gets the days of each row', () => {
     check([
       ...series(6, 'Asia/Shanghai', Date.UTC(2026, 10, 20, 15, 0), 20, 5 * minute),

@@ -71,25 +71,38 @@ function add(map: Map<string, BucketAggregate>, key: string, a: BucketAggregate)
 }
 
 /**
- * The 15-minute, hour and site-local day aggregates of `rows` (non-finite values skipped), sorted
- * by the rollup table's key: device, bucket size, point, bucket start. Rows are expected unique
- * per (device, ts). Equal to aggregating every raw value into each of the three buckets.
+ * The day start (UTC ms) of each quarter hour per zone, or null when a day boundary cuts the
+ * quarter (old local mean times): one `Intl` lookup per zone and quarter instead of one per row.
  */
-export function aggregateBuckets(rows: readonly BucketInput[]): BucketAggregate[] {
-  const quarters = new Map<string, BucketAggregate>();
-  const days = new Map<string, BucketAggregate>();
-  /** Day start of a quarter (per zone), or null when a day boundary cuts the quarter. */
-  const dayOfQuarter = new Map<string, number | null>();
-  const quarterDay = (q: number, tz: string): number | null => {
+function quarterDays(): (q: number, tz: string) => number | null {
+  const memo = new Map<string, number | null>();
+  return (q, tz) => {
     const key = `${tz}|${q}`;
-    let day = dayOfQuarter.get(key);
+    let day = memo.get(key);
     if (day === undefined) {
       const first = localDayStart(q, tz);
       day = localDayStart(q + QUARTER_MS - 1, tz) === first ? first : null;
-      dayOfQuarter.set(key, day);
+      memo.set(key, day);
     }
     return day;
   };
+}
+
+/**
+ * The 15-minute, hour and site-local day aggregates of `rows` (non-finite values skipped), sorted
+ * by the rollup table's key: device, bucket size, point, bucket start. Rows are expected unique
+ * per (device, ts). Equal to aggregating every raw value into each of the three buckets. With
+ * `quartersOnly` (a deferred batch, telemetry-store.ts) only the 15-minute aggregates.
+ */
+export function aggregateBuckets(
+  rows: readonly BucketInput[],
+  options: { quartersOnly?: boolean } = {},
+): BucketAggregate[] {
+  const quartersOnly = options.quartersOnly === true;
+  /** Quarter aggregates by device and quarter, then by point (one string key per row, not per value). */
+  const byQuarter = new Map<string, Map<string, BucketAggregate>>();
+  const days = new Map<string, BucketAggregate>();
+  const quarterDay = quarterDays();
   // A device's zone, and the devices whose rows in this batch name two zones (its site moved):
   // their days come from the rows themselves.
   const zoneOf = new Map<number, string>();
@@ -99,46 +112,79 @@ export function aggregateBuckets(rows: readonly BucketInput[]): BucketAggregate[
     if (zone === undefined) zoneOf.set(r.deviceId, r.timezone);
     else if (zone !== r.timezone) mixed.add(r.deviceId);
   }
-  /** Quarters cut by a day boundary: their day buckets come from the rows themselves. */
+  /** Quarters (device|quarter) that a day boundary cuts: their day buckets come from the rows themselves. */
   const cut = new Set<string>();
   for (const r of rows) {
     const q = Math.floor(r.ts / QUARTER_MS) * QUARTER_MS;
-    const whole = !mixed.has(r.deviceId) && quarterDay(q, r.timezone) !== null;
+    const qKey = `${r.deviceId}|${q}`;
+    let points = byQuarter.get(qKey);
+    if (!points) {
+      points = new Map();
+      byQuarter.set(qKey, points);
+    }
+    const whole = quartersOnly || (!mixed.has(r.deviceId) && quarterDay(q, r.timezone) !== null);
+    const day = whole ? 0 : localDayStart(r.ts, r.timezone);
+    if (!whole) cut.add(qKey);
     for (const point in r.points) {
       const v = r.points[point]!;
       if (typeof v !== 'number' || !Number.isFinite(v)) continue;
-      const one: BucketAggregate = {
-        deviceId: r.deviceId,
-        bucketS: 900,
-        start: q,
-        point,
-        n: 1,
-        sum: v,
-        min: v,
-        max: v,
-        firstTs: r.ts,
-        firstValue: v,
-        lastTs: r.ts,
-        lastValue: v,
-      };
-      const key = `${r.deviceId}|${q}|${point}`;
-      add(quarters, key, one);
+      const cur = points.get(point);
+      if (cur) {
+        cur.n += 1;
+        cur.sum += v;
+        if (v < cur.min) cur.min = v;
+        if (v > cur.max) cur.max = v;
+        if (r.ts < cur.firstTs) [cur.firstTs, cur.firstValue] = [r.ts, v];
+        if (r.ts >= cur.lastTs) [cur.lastTs, cur.lastValue] = [r.ts, v];
+      } else {
+        points.set(point, {
+          deviceId: r.deviceId,
+          bucketS: 900,
+          start: q,
+          point,
+          n: 1,
+          sum: v,
+          min: v,
+          max: v,
+          firstTs: r.ts,
+          firstValue: v,
+          lastTs: r.ts,
+          lastValue: v,
+        });
+      }
       if (!whole) {
-        cut.add(key);
-        const day = localDayStart(r.ts, r.timezone);
-        add(days, `${r.deviceId}|${day}|${point}`, { ...one, bucketS: 86400, start: day });
+        const one: BucketAggregate = {
+          deviceId: r.deviceId,
+          bucketS: 86400,
+          start: day,
+          point,
+          n: 1,
+          sum: v,
+          min: v,
+          max: v,
+          firstTs: r.ts,
+          firstValue: v,
+          lastTs: r.ts,
+          lastValue: v,
+        };
+        add(days, `${r.deviceId}|${day}|${point}`, one);
       }
     }
   }
+  const quarters: BucketAggregate[] = [];
   const hours = new Map<string, BucketAggregate>();
-  for (const [key, a] of quarters) {
-    const hour = Math.floor(a.start / HOUR_MS) * HOUR_MS;
-    add(hours, `${a.deviceId}|${hour}|${a.point}`, { ...a, bucketS: 3600, start: hour });
-    if (cut.has(key)) continue;
-    const day = quarterDay(a.start, zoneOf.get(a.deviceId)!)!;
-    add(days, `${a.deviceId}|${day}|${a.point}`, { ...a, bucketS: 86400, start: day });
+  for (const [qKey, points] of byQuarter) {
+    for (const a of points.values()) {
+      quarters.push(a);
+      if (quartersOnly) continue;
+      const hour = Math.floor(a.start / HOUR_MS) * HOUR_MS;
+      add(hours, `${a.deviceId}|${hour}|${a.point}`, { ...a, bucketS: 3600, start: hour });
+      if (cut.has(qKey)) continue;
+      const day = quarterDay(a.start, zoneOf.get(a.deviceId)!)!;
+      add(days, `${a.deviceId}|${day}|${a.point}`, { ...a, bucketS: 86400, start: day });
+    }
   }
-  const all = [...quarters.values(), ...hours.values(), ...days.values()];
+  const all = quartersOnly ? quarters : [...quarters, ...hours.values(), ...days.values()];
   return all.sort(
     (x, y) =>
       x.deviceId - y.deviceId ||
@@ -163,12 +209,14 @@ export interface DerivedBucketKey {
  */
 export function derivedBucketKeys(rows: readonly BucketInput[]): DerivedBucketKey[] {
   const keys = new Map<string, DerivedBucketKey>();
+  const quarterDay = quarterDays();
   for (const r of rows) {
     const hour = Math.floor(r.ts / HOUR_MS) * HOUR_MS;
     const hk = `${r.deviceId}|3600|${hour}`;
     if (!keys.has(hk))
       keys.set(hk, { deviceId: r.deviceId, bucketS: 3600, start: hour, end: hour + HOUR_MS });
-    const day = localDayStart(r.ts, r.timezone);
+    const day =
+      quarterDay(Math.floor(r.ts / QUARTER_MS) * QUARTER_MS, r.timezone) ?? localDayStart(r.ts, r.timezone);
     const dk = `${r.deviceId}|86400|${day}`;
     if (!keys.has(dk)) {
       // The next local day starts 23–25 h later; 30 h on is inside it whatever the DST change.
