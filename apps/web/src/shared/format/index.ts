@@ -44,8 +44,10 @@ export function formatNumber(value: number | null | undefined, digits = 1): stri
  *   lines and totals are sums of fen, so its printed columns add up as shown);
  * - price CNY/kWh: always four — the precision tariff notices publish energy prices in
  *   (e.g. 0.6512 元/kWh); the bill's print page lists it beside each line;
- * - kWh (energies, register readings): up to three — the Wh energies are kept to (`roundKwh`),
- *   so a register difference × multiplier can be checked on the page to the last digit.
+ * - kWh on a bill (energies, register readings): up to three — the Wh energies are kept to
+ *   (`roundKwh`), so a register difference × multiplier can be checked on the page to the last
+ *   digit. Statistics and live figures (revenue, dashboard, big screens) show energies with
+ *   {@link formatQuantity} / {@link formatNumber} to 0.1 kWh or less, where the Wh is noise.
  */
 export const CNY_DIGITS = 2;
 export const PRICE_DIGITS = 4;

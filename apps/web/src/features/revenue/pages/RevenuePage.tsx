@@ -25,7 +25,7 @@ import { Alert, Card, DatePicker, Empty, Segmented, Select, Spin, Table, type Ta
 import dayjs, { type Dayjs } from 'dayjs';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatCny, formatCnyAmount, formatKwh, formatNumber, formatPrice } from '@/shared/format';
+import { formatCny, formatCnyAmount, formatNumber, formatPrice } from '@/shared/format';
 import { fetchRevenueStat, fetchRevenueTargets, type RevenueQuery, revenueKeys } from '../api';
 import '../revenue.css';
 
@@ -37,9 +37,12 @@ const PERIOD_FORMAT: Record<RevenueGranularity, string> = {
   year: 'YYYY',
 };
 
-/** Table cells (antd passes the row as a second argument: not a language). */
+/**
+ * Table cells and figures (antd passes the row as a second argument: not a language). Energies
+ * are statistics here, to 0.1 kWh (a bill shows them to the Wh, checkable against its registers).
+ */
 const cny = (v: number) => formatCny(v);
-const kwh = (v: number) => formatKwh(v);
+const kwh = (v: number) => formatNumber(v, 1);
 
 /** Today (`YYYY-MM-DD`) in `timeZone` (the browser's when absent): a site's days are its own. */
 function siteToday(timeZone?: string): string {
