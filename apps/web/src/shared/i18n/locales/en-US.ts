@@ -2157,7 +2157,8 @@ const enUS: Resources = {
       yearsRule: 'Enter a whole number from 1 to 30',
       lonRule: 'Longitude must be between -180 and 180',
       latRule: 'Latitude must be between -90 and 90',
-      pickHint: 'Click anywhere on the map to set the longitude and latitude, or click a site to use its coordinates',
+      pickHint:
+        'Click anywhere on the map to set the longitude and latitude, or click a site to use its coordinates',
       pickSites: 'Sites',
       noPartner: 'None',
       investor: 'Investor company',
