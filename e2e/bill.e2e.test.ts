@@ -10,7 +10,9 @@
  * first day — `endedMonthBill`), then in the browser (Asia/Shanghai):
  *  - the list shows the draft; its detail shows the lines, and a line's expanded periods show
  *    (end − start register) × multiplier = kWh with the registers of the stored periods — the test
- *    re-adds them itself and compares with the line's kWh and the check tag ("一致");
+ *    re-adds them itself and compares with the line's kWh and the check tag ("一致"); the detail
+ *    names the drafter (the signed-in employee, not "employee N") and the demand line of the demo's
+ *    max-demand tariff shows the month's maximum demand without and with storage (kW) and the change;
  *  - the running month's draft is marked 本月至今 and cannot be settled yet: the settle button is
  *    disabled with its reason (账单月份尚未结束…) in the list and the detail, and the API answers 7064;
  *  - last month's bill (ended) is settled (确认结算): the state becomes 已结算; a second settle from
@@ -281,6 +283,18 @@ describe('monthly bills', () => {
     expect(await page.getByTestId('bill-total-net').innerText()).toBe(
       cnyText(bill.document.totals.netBenefitCny),
     );
+    // Drafted by the signed-in employee, by name (not "employee N").
+    expect(bill.createdBy).toBeTruthy();
+    expect(bill.createdBy).not.toMatch(/^employee \d+$/);
+    expect(await page.getByTestId('bill-drawer-drafted').innerText()).toContain(bill.createdBy!);
+    // The demo's Shanghai project is on a max-demand two-part tariff (demo-projects.ts): the demand
+    // line shows the month's maximum demand without and with storage, in kW, and the change.
+    const demand = bill.document.demand[0]!;
+    expect(demand.measuredKw).not.toBeNull();
+    const demandText = await page.getByTestId('bill-demand').innerText();
+    expect(demandText).toContain(`${kwhText(demand.baselineKw!)} kW`);
+    expect(demandText).toContain(`${kwhText(demand.measuredKw!)} kW`);
+    expect(demandText).toContain(cnyText(demand.changeCny));
     await screenshot(page, 'bill-detail-zh-1440');
     await context.close();
   });

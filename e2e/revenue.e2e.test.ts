@@ -188,11 +188,16 @@ describe('revenue statistics', () => {
           .getByText(lang === 'zh' ? '计费' : 'Billing', { exact: true })
           .click();
         await page.getByTestId('tou-billing').waitFor();
-        // a demand charge without its basis is marked at the basis
+        // a contracted-demand basis without its kW is marked at the kW (the demo's Shanghai scheme
+        // comes with a max-demand basis, demo-projects.ts, so the basis itself is not missing)
         await page
           .locator('[data-testid="billing-demand-price"] input, input[data-testid="billing-demand-price"]')
           .first()
           .fill('38');
+        await page
+          .getByTestId('billing-demand-basis')
+          .getByText(lang === 'zh' ? '按合同最大需量' : 'Contracted demand', { exact: true })
+          .click();
         expect(await page.getByTestId('tou-billing').textContent()).toContain(
           lang === 'zh' ? '请填写此项' : 'Please fill in',
         );

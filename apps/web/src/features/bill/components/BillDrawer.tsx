@@ -186,12 +186,16 @@ export function BillDrawer({
                 {PROJECT_INCOME_MODE_LABELS[bill.incomeMode][lang]}
               </Descriptions.Item>
               <Descriptions.Item label={t('bill.field.drafted')}>
-                {formatDateTime(bill.createdAt)} {bill.createdBy ?? t('bill.byTask')}
+                <span data-testid="bill-drawer-drafted">
+                  {formatDateTime(bill.createdAt)} {bill.createdBy ?? t('bill.byTask')}
+                </span>
               </Descriptions.Item>
               <Descriptions.Item label={t('bill.field.settled')}>
-                {bill.confirmedAt === null
-                  ? '—'
-                  : `${formatDateTime(bill.confirmedAt)} ${bill.confirmedBy ?? ''}`}
+                <span data-testid="bill-drawer-settled">
+                  {bill.confirmedAt === null
+                    ? '—'
+                    : `${formatDateTime(bill.confirmedAt)} ${bill.confirmedBy ?? ''}`}
+                </span>
               </Descriptions.Item>
               {bill.reason && (
                 <Descriptions.Item label={t('bill.field.reason')} span={wide ? 3 : 1}>

@@ -5,8 +5,10 @@
  * bill.css: the toolbar hidden, tables kept whole per row, the head repeated on each page): the
  * head (project, company, month with each site's zone and hours, version, state, income mode),
  * the lines (meter, dates, tier, registers, multiplier, kWh, price, amounts, source), the demand
- * charge change, the totals, the split per owner / investor with maintenance and premium, how the
- * figures are made, and signature lines for the owner, each investor and the operator. A draft
+ * charge change (maximum demand without and with storage, kW, or "not measured"; the basic charge
+ * each way and the change), the totals, the split per owner / investor with maintenance and
+ * premium, how the figures are made, and signature lines for the owner, each investor and the
+ * operator; who drafted and who settled it, by name. A draft
  * carries a "draft — not settled" mark. Language: the UI language, switchable on the page.
  * Test hooks: `bill-print`, `bill-print-sheet` (`data-state`), `bill-print-button`,
  * `bill-print-lang`, `bill-print-line-<i>`, `bill-print-net`, `bill-print-signatures`
@@ -52,6 +54,8 @@ export default function BillPrintPage() {
   }
   const doc = bill.document;
   const siteName = (siteId: number) => bill.siteNames[String(siteId)] ?? String(siteId);
+  const demandKw = (kw: number | null) =>
+    kw === null ? t('bill.demand.notMeasured') : `${formatKwh(kw, lang)} kW`;
   const leasing = doc.incomeMode === 'leasing';
   const sourceText = (l: (typeof doc.lines)[number]) =>
     l.problem === 'reading_backwards'
@@ -142,9 +146,15 @@ export default function BillPrintPage() {
             </tr>
             <tr>
               <th>{t('bill.field.drafted')}</th>
-              <td>{formatDateTime(bill.createdAt)}</td>
+              <td>
+                {formatDateTime(bill.createdAt)} {bill.createdBy ?? t('bill.byTask')}
+              </td>
               <th>{t('bill.field.settled')}</th>
-              <td>{bill.confirmedAt === null ? '—' : formatDateTime(bill.confirmedAt)}</td>
+              <td>
+                {bill.confirmedAt === null
+                  ? '—'
+                  : `${formatDateTime(bill.confirmedAt)} ${bill.confirmedBy ?? ''}`}
+              </td>
             </tr>
             {bill.reason && (
               <tr>
@@ -231,6 +241,8 @@ export default function BillPrintPage() {
                 <tr>
                   <th>{t('bill.field.site')}</th>
                   <th>{t('bill.field.dates')}</th>
+                  <th className="num">{t('bill.demand.baselineKw')}</th>
+                  <th className="num">{t('bill.demand.measuredKw')}</th>
                   <th className="num">{t('bill.demand.baselineCny')}</th>
                   <th className="num">{t('bill.demand.measuredCny')}</th>
                   <th className="num">{t('bill.demand.changeCny')}</th>
@@ -241,6 +253,8 @@ export default function BillPrintPage() {
                   <tr key={`${d.siteId}-${d.from}`}>
                     <td>{siteName(d.siteId)}</td>
                     <td>{dateRange(d.from, d.to)}</td>
+                    <td className="num">{demandKw(d.baselineKw)}</td>
+                    <td className="num">{demandKw(d.measuredKw)}</td>
                     <td className="num">{formatCny(d.baselineCny, lang)}</td>
                     <td className="num">{formatCny(d.measuredCny, lang)}</td>
                     <td className="num">{formatCny(d.changeCny, lang)}</td>

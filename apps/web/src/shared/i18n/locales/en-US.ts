@@ -1946,7 +1946,7 @@ const enUS: Resources = {
       changeCny: 'Change (CNY)',
       notMeasured: 'Not measured',
       none: 'No two-part tariff this month',
-      note: 'Demand charge change = basic charge without storage − basic charge (prorated by days); without a grid-connection meter the maximum demand is not measured, and a capacity or contracted-demand charge is the same either way (change 0)',
+      note: 'Demand charge change = basic charge without storage − basic charge (prorated by billed days). Max demand = the highest 15-minute average grid import of the days the site was bound in the month (export does not count); without storage = the highest 15-minute grid import + storage discharge (charging negative). A site without grid metering (meter or gateway grid power) has no measured demand; a capacity or contracted-demand charge is the same either way (change 0)',
     },
     party: {
       title: 'Split',
