@@ -9,9 +9,11 @@ import {
   type CompanyOption,
   companyEndpoints,
   type EndpointRequest,
+  type EndpointResponse,
   type Page,
   type ProjectChange,
   type ProjectDetail,
+  type ProjectMeterSwapRequest,
   type ProjectRow,
   type ProjectSaveRequest,
   type ProjectSiteOption,
@@ -82,6 +84,27 @@ export function unbindProjectSite(id: number, siteId: number, boundTo?: string):
     { id, siteId, ...(boundTo ? { boundTo } : {}) },
     { errorText: 'server' },
   );
+}
+
+/** The body of `project/recordMeterSwap` (contract `projectMeterSwapRequest`). */
+export type MeterSwapBody = Omit<ProjectMeterSwapRequest, 'userInfo'>;
+
+/**
+ * `project/recordMeterSwap`: records a swap of a declared storage meter; answers the re-pricing
+ * (`fromDay`, `days`, `rows`). The form shows a refusal in place (-100, 7004–7007).
+ */
+export function recordMeterSwap(
+  body: MeterSwapBody,
+): Promise<EndpointResponse<typeof projectEndpoints.recordMeterSwap>> {
+  return request(projectEndpoints.recordMeterSwap, body, { errorText: 'none' });
+}
+
+/** `project/deleteMeterSwap`: deletes the meter's latest swap (7008 otherwise, shown as the server's text). */
+export function deleteMeterSwap(
+  id: number,
+  swapId: number,
+): Promise<EndpointResponse<typeof projectEndpoints.deleteMeterSwap>> {
+  return request(projectEndpoints.deleteMeterSwap, { id, swapId }, { errorText: 'server' });
 }
 
 /** TanStack Query keys of the project screens. */

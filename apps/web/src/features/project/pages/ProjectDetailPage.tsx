@@ -4,7 +4,7 @@
  * with ratios, costs and who bears them), partners, the offline map of its sites, the bound sites
  * with their live figures (online, SOC, battery power, today's charged and discharged kWh — the
  * fleet's own figures from the server, asked again every 30 s) and ended bindings, the storage
- * meters with CT/PT, and the change history (who, when, field before → after).
+ * meters with CT/PT and their recorded swaps (record one: project:project:save), and the change history (who, when, field before → after).
  * Actions by permission: status changes allowed from the current status (project:project:status;
  * asks first), edit (project:project:save), bind sites and unbind a site with its date
  * (project:project:bind). Refusals are the server's text.
@@ -13,7 +13,8 @@
  * `project-detail-edit`, `project-bind`, `project-bind-sites`, `project-bind-from`,
  * `project-bind-ok`, `project-sites` (rows `data-row-key` = binding id), `project-site-<siteId>`,
  * `project-unbind-<siteId>`, `project-unbind-ok-<siteId>`, `project-meters`, `project-investors`,
- * `project-history` (items `project-history-item`, `data-action`), `project-map`.
+ * `project-history` (items `project-history-item`, `data-action`), `project-map`; the meters' swaps:
+ * components/MeterSwaps.tsx (`project-meter-swap-<deviceId>`, `project-meter-swaps`).
  */
 import { ArrowLeftOutlined, EditOutlined, LinkOutlined } from '@ant-design/icons';
 import {
@@ -24,6 +25,7 @@ import {
   PROJECT_RENT_BASIS_LABELS,
   PROJECT_STATUS_LABELS,
   type ProjectDetail,
+  type ProjectMeter,
   type ProjectSite,
   type ProjectStatus,
 } from '@ess/contract';
@@ -65,6 +67,7 @@ import {
   projectKeys,
   unbindProjectSite,
 } from '../api';
+import { MeterSwapDialog, MeterSwapList } from '../components/MeterSwaps';
 import { historyValueText, PROJECT_LIST_PATH, PROJECT_STATUS_COLORS } from '../model';
 import '../project.css';
 
@@ -116,6 +119,7 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
   const canBind = usePermission(Perm.projectBind);
   const [editing, setEditing] = useState(false);
   const [binding, setBinding] = useState(false);
+  const [swapping, setSwapping] = useState<ProjectMeter | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: projectKeys.all });
 
   const status = useMutation({
@@ -369,9 +373,28 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
               width: wide ? undefined : 88,
               render: (_, m) => (m.readsSecondary ? `✓ ×${m.ctRatio * m.ptRatio}` : '—'),
             },
+            ...(canSave
+              ? [
+                  {
+                    key: 'swap',
+                    title: '',
+                    render: (_: unknown, m: ProjectMeter) => (
+                      <Button
+                        size="small"
+                        onClick={() => setSwapping(m)}
+                        data-testid={`project-meter-swap-${m.deviceId}`}
+                      >
+                        {t('project.swap.action')}
+                      </Button>
+                    ),
+                  },
+                ]
+              : []),
           ]}
         />
+        {p.meters.length > 0 && <MeterSwapList projectId={p.id} meters={p.meters} canEdit={canSave} />}
       </Card>
+      <MeterSwapDialog projectId={p.id} meter={swapping} onClose={() => setSwapping(null)} />
 
       <Card size="small" title={t('project.detail.history')} className="project-section">
         <History projectId={p.id} />
