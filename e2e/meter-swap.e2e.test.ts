@@ -1,0 +1,106 @@
+/**
+ * Issue 17 meter swap in the browser: a project over a free demo site declaring the site's meter a
+ * storage meter (CT 40, secondary side; made through the API) — in its detail the administrator
+ * opens "更换电表" on the meter, sees the site's zone next to the time field, records a swap two
+ * hours ago (site-local) with the old meter's final readings (above anything the simulated meter
+ * has counted), the new meter's initial ones, CT 50 and the serials, and sees it listed with both
+ * serials, the new CT and a delete button; the server holds the swap and the meter's new CT. A
+ * swap in the future is refused in the form with the server's text (7004), nothing written.
+ */
+import { endpoints, localDateTimeText, type ProjectDetail, type ProjectSiteOption } from '@ess/contract';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { ADMIN, type ApiSession, api, apiSignIn, DESKTOP, openSignedIn, screenshot } from './support/app';
+import { launchBrowser, newPage } from './support/browser';
+
+let browser: Browser;
+let session: ApiSession;
+
+const call = <T>(path: string, body: object) =>
+  api<T>(
+    path,
+    { userInfo: { userId: session.userId, companyId: session.companyId }, ...body },
+    { token: session.token },
+  );
+
+/** The input of an antd field whose test id sits on the input or on its wrapper. */
+function input(page: Page, testId: string) {
+  return page.locator(`input[data-testid="${testId}"], [data-testid="${testId}"] input`).first();
+}
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  session = await apiSignIn(ADMIN.account, ADMIN.password);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('meter swap', () => {
+  it('records a swap of a storage meter from the project detail and lists it', async () => {
+    const options = await call<ProjectSiteOption[]>(endpoints.project.siteOptions.path, {});
+    const free = options.data.find((s) => s.projectId === null && s.meters.length > 0);
+    expect(free, 'a free demo site with a meter').toBeDefined();
+    const meterId = free!.meters[0]!.deviceId;
+    const investors = (
+      await call<{ list: { id: number; type: string }[] }>(endpoints.company.options.path, {})
+    ).data.list.filter((c) => c.type === 'investor');
+    const saved = await call<{ id: number }>(endpoints.project.save.path, {
+      name: 'E2E 换表项目',
+      contractStart: '2026-01-01',
+      contractYears: 10,
+      incomeMode: 'self_investment',
+      ownerSharePct: 50,
+      investors: [{ companyId: investors[0]!.id, ratioPct: 50 }],
+      siteIds: [free!.id],
+      meters: [{ deviceId: meterId, ctRatio: 40, ptRatio: 1, readsSecondary: true }],
+    });
+    expect(saved.code, saved.msg).toBe(0);
+    const id = saved.data.id;
+
+    const { page, context } = await newPage(browser, DESKTOP, { timezoneId: 'Asia/Shanghai' });
+    onTestFailed(() => screenshot(page, 'meter-swap-failed'));
+    await openSignedIn(page, `/project/detail?id=${id}`, { lang: 'zh' });
+    await page.getByTestId(`project-meter-swap-${meterId}`).click();
+    await page.getByTestId('meter-swap-form').waitFor();
+    expect(await page.getByTestId('meter-swap-form').innerText()).toContain(free!.timezone);
+
+    // In the future: the server's refusal in place, nothing written.
+    await input(page, 'meter-swap-time').fill('2099-01-01 08:00');
+    await input(page, 'meter-swap-old-import').fill('99999999');
+    await input(page, 'meter-swap-old-export').fill('99999999');
+    await input(page, 'meter-swap-new-import').fill('0');
+    await input(page, 'meter-swap-new-export').fill('0');
+    await input(page, 'meter-swap-old-serial').fill('OLD-E2E-1');
+    await input(page, 'meter-swap-new-serial').fill('NEW-E2E-2');
+    await page.getByTestId('meter-swap-ok').click();
+    await expect
+      .poll(() => page.getByTestId('meter-swap-error').innerText())
+      .toBe('换表时间不能晚于当前时间');
+
+    // Two hours ago at the site.
+    const at = localDateTimeText(Date.now() - 2 * 3_600_000, free!.timezone).slice(0, 16);
+    await input(page, 'meter-swap-time').fill(at);
+    await page.locator('.ant-modal input.ant-input-number-input').nth(4).fill('50');
+    await page.getByTestId('meter-swap-ok').click();
+    const item = page.getByTestId('meter-swap-item').first();
+    await item.waitFor();
+    const text = await item.innerText();
+    expect(text).toContain(at);
+    expect(text).toContain('OLD-E2E-1');
+    expect(text).toContain('NEW-E2E-2');
+    expect(text).toContain('CT 50');
+    expect(await page.getByTestId('meter-swap-item').count()).toBe(1);
+    expect(await page.locator('[data-testid^="meter-swap-delete-"]').count()).toBe(1);
+    await screenshot(page, 'project-meter-swap-zh-desktop');
+
+    const detail = await call<ProjectDetail>(endpoints.project.detail.path, { id });
+    const [meter] = detail.data.meters;
+    expect(meter).toMatchObject({ ctRatio: 50 });
+    expect(meter!.swaps.map((s) => [s.swappedAt, s.oldCtRatio, s.newSerial])).toEqual([
+      [at, 40, 'NEW-E2E-2'],
+    ]);
+    await context.close();
+  });
+});
