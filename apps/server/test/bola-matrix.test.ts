@@ -363,16 +363,14 @@ describe.each(engines)('BOLA matrix on %s', (engine) => {
       .insert(device)
       .values({ companyId: A, siteId, sn: fresh('mtr').slice(-40), type: 'meter', projectId: id })
       .returning({ id: device.id });
-    await db
-      .insert(projectMeter)
-      .values({
-        companyId: A,
-        projectId: id,
-        deviceId: meter!.id,
-        ctRatio: 40,
-        ptRatio: 1,
-        readsSecondary: true,
-      });
+    await db.insert(projectMeter).values({
+      companyId: A,
+      projectId: id,
+      deviceId: meter!.id,
+      ctRatio: 40,
+      ptRatio: 1,
+      readsSecondary: true,
+    });
     return { id, deviceId: meter!.id };
   }
 
