@@ -190,7 +190,7 @@ export default function BillPrintPage() {
             )}
             {doc.lines.map((l, i) => (
               <tr
-                key={`${l.meterId}-${l.from}-${l.tier}-${l.priceCnyPerKwh}`}
+                key={`${l.meterId}-${l.startMs}-${l.from}-${l.tier}-${l.priceCnyPerKwh}`}
                 data-testid={`bill-print-line-${i}`}
               >
                 <td className="mono">
