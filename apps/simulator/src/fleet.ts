@@ -25,12 +25,25 @@
  * template, which its EMS then follows (the others run their built-in strategy). Sites of one
  * city share their weather (`weatherKey`).
  *
+ * Demand control: the first C&I site (Shanghai, `SHA-C…`) is the one the server's demo bills on
+ * the Shanghai two-part tariff's basic charge on the month's maximum demand (apps/server
+ * demo/demo-projects.ts). Its EMS runs with a demand-control target (`demandLimitKw` →
+ * `demand_limit_kw`, {@link demandLimitKwOf}) from the start, as an operator of such a site sets
+ * it: without one the ToU plan charges at full PCS power on top of the load and sets the month's
+ * peak (the bill's demand charge change came out negative: about 280–350 kW measured against
+ * 200–250 kW without storage). With it the EMS discharges to keep grid import at the target and
+ * charges less where charging would push import over it. It is the initial value of the EMS
+ * parameter, so the demo's written past and its live run (and the console's parameter screen)
+ * share it; an operator may change it like any parameter. The other sites leave it off.
+ *
  * City coordinates are the city centres; sites are placed within ±0.1° of them. Climate normals
  * (January/July mean temperature, mean daily range, mean relative humidity) are approximate,
  * rounded values of the kind published for these cities (China Meteorological Administration
  * normals), not checked against a primary table; they only make the simulated weather plausible.
  */
 import type { DeviceType } from '@ess/contract';
+import { bdewProfile } from './data';
+import { usualPeakLoadKw } from './model/load';
 import { nominalEnergyKwh, PROFILES, type ProfileId, scaledProfile } from './model/profiles';
 import { deriveSeed, Rng } from './model/random';
 import type { SiteStrategy } from './model/schedule';
@@ -179,6 +192,21 @@ const KIND_PROFILE: Record<SiteKind, ProfileId> = {
   station: 'container_5mwh',
 };
 
+/**
+ * The demand-control target, kW, an operator sets on the EMS of a site billed on its maximum
+ * demand (module comment): 90 % of the site's usual peak load ({@link usualPeakLoadKw}: the
+ * lowest month's workday 15-minute peak of its BDEW G25 load), rounded down to 10 kW — just under
+ * the peak import every month reaches without storage, so the storage shaves each month's peak
+ * while it has energy, and valley and shoulder charging is held under it. Not lower: every kW
+ * below the peak is energy the battery owes before the arbitrage plan's own discharge, and a
+ * lower target holds back the charging the plan's discharge needs. Seed 1: 1,260,000 kWh/a, half
+ * of it round the clock → 205 kW usual peak → 180 kW; over its simulated year the month's peak
+ * import without storage is 198–253 kW.
+ */
+export function demandLimitKwOf(annualLoadKwh: number, baseLoadShare: number): number {
+  return Math.floor((0.9 * usualPeakLoadKw(bdewProfile('G25'), annualLoadKwh, baseLoadShare)) / 10) * 10;
+}
+
 /** Kind of the site at 0-based position `i` (see the module comment). */
 export function siteKindAt(i: number): SiteKind {
   if (i === 2) return 'station';
@@ -302,7 +330,12 @@ export function buildFleet(opts: FleetOptions): FleetSite[] {
       capacityKwh: Math.round(nominalEnergyKwh(profile) * 10) / 10,
       ratedPowerKw: profile.ratedPowerKw,
       firmware: profile.firmware,
-      ...(kind === 'ci' && k === 0 ? { touTemplateId: TARIFF_OF_CITY[c.code]! } : {}),
+      ...(kind === 'ci' && k === 0
+        ? {
+            touTemplateId: TARIFF_OF_CITY[c.code]!,
+            demandLimitKw: demandLimitKwOf(annualLoadKwh, baseLoadShare),
+          }
+        : {}),
     });
   }
   return out;

@@ -27,8 +27,8 @@ import { z } from 'zod';
 import type { FleetSite } from './fleet';
 import { PROFILES, scaledProfile } from './model/profiles';
 import {
-  antiBackflowOf,
   initialParams,
+  initialParamsOptionsOf,
   type ParamsByType,
   type ParamValues,
   type SiteSettings,
@@ -93,11 +93,7 @@ export function initialGatewayParams(site: FleetSite, broker: BrokerAddress = {}
     devices[d.sn] = {
       type: d.type,
       version: 0,
-      values: initialParams(d.type, profile, {
-        timezone: site.timezone,
-        antiBackflow: antiBackflowOf(site),
-        ...broker,
-      }),
+      values: initialParams(d.type, profile, { ...initialParamsOptionsOf(site), ...broker }),
     };
   }
   return { initialized: false, devices };

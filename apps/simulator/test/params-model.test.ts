@@ -6,7 +6,7 @@
  */
 import type { DeviceType, ParamValue } from '@ess/contract';
 import { describe, expect, it } from 'vitest';
-import { buildFleet, type FleetSite } from '../src/fleet';
+import { buildFleet, demandLimitKwOf, type FleetSite } from '../src/fleet';
 import { type SiteState, type StepResult, step } from '../src/model/site';
 import { type GatewayParams, initialGatewayParams } from '../src/params';
 import { handleCommand } from '../src/payloads';
@@ -139,6 +139,45 @@ describe('the EMS obeys its parameters', () => {
     expect(Math.max(...soc(rs))).toBeLessThanOrEqual(55.1);
     expect(soc(rs).at(-1)).toBeGreaterThan(54.5);
     expect(pcs(rs).slice(-3)).toEqual([0, 0, 0]);
+  });
+});
+
+describe('demand control of the site billed on its maximum demand (fleet.ts demandLimitKwOf)', () => {
+  it('starts with a target just under its usual peak, in the gateway’s parameters and the model alike', () => {
+    expect(ci.siteCode).toBe('SHA-C001');
+    // seed 1: 1,260,000 kWh/a, half round the clock → usual peak 205 kW → 90 %, down to 10 kW
+    expect(ci.demandLimitKw).toBe(180);
+    expect(ci.demandLimitKw).toBe(demandLimitKwOf(ci.annualLoadKwh, ci.baseLoadShare!));
+    const s = new Site(ci);
+    expect(s.params.devices[ci.gatewaySn]!.values.demand_limit_kw).toBe(180);
+    expect(s.state.settings.demandLimitKw).toBe(180);
+    for (const other of [household, station, ...fleet.filter((f) => f.kind === 'ci' && f !== ci)]) {
+      expect(
+        initialGatewayParams(other).devices[other.gatewaySn]!.values.demand_limit_kw,
+        other.siteCode,
+      ).toBe(0);
+    }
+  });
+
+  it('charging is held so that grid import stays at the target; without it the charge sets a higher peak', () => {
+    // a July workday morning, 09:00–11:00, the load's peak hours (load less PV about 150–220 kW), with
+    // a charge setpoint at full PCS power: the demand rule raises it to keep import at 180 kW
+    const charge = (target?: number) => {
+      const s = new Site(ci, { soc: 30, start: JULY_MIDNIGHT_CN + 9 * 3600_000 });
+      s.set('ems', { operating_mode: 'manual', manual_power_kw: -100 });
+      if (target !== undefined) s.set('ems', { demand_limit_kw: target });
+      return s.run(720, 10);
+    };
+    const held = charge();
+    expect(Math.max(...grid(held)), 'import held at the target').toBeLessThanOrEqual(180.5);
+    // where load − PV is under the target it charges, by less than asked …
+    expect(Math.min(...pcs(held))).toBeLessThan(-10);
+    expect(Math.min(...pcs(held))).toBeGreaterThan(-90);
+    // … and where it is over, it discharges instead of charging: the peak is shaved
+    expect(Math.max(...pcs(held))).toBeGreaterThan(10);
+    const free = charge(0);
+    expect(Math.min(...pcs(free))).toBe(-100);
+    expect(Math.max(...grid(free)), 'without a target the charge sets the peak').toBeGreaterThan(250);
   });
 });
 

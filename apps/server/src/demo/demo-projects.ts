@@ -31,11 +31,16 @@
  * their 需量电价) and 发改办价格〔2016〕1583号 (the user's choice of basis). Set on the site's
  * tariff versions and its ToU scheme (so a later edit of the scheme keeps it). The simulated grid
  * meter reports grid = load − PV − battery (apps/simulator model/site.ts), so a drafted bill
- * shows the month's maximum demand with storage and without (grid + battery) and the change. On
- * the demo's arbitrage plan the battery charges at full PCS power in the valley on top of the
- * load, which sets the month's peak: the change comes out negative (storage raised the basic
- * charge; e.g. 211 kW measured against 138 kW without storage over two simulated days) unless the
- * EMS's demand-control target (`demand_limit_kw`) is set — which is what the bill shows an operator.
+ * shows the month's maximum demand with storage and without (grid + battery) and the change. As
+ * an operator on a max-demand tariff does, the site's EMS runs demand control: its
+ * `demand_limit_kw` starts just under the load's usual monthly peak (180 kW for seed 1; set in
+ * one place, apps/simulator fleet.ts `demandLimitKwOf`, for the first C&I site — this one — so
+ * the written past and the live run share it). Without it the arbitrage plan charged at full PCS
+ * power on top of the load and set the month's peak (August 2026 of the seed-1 fleet: 295 kW
+ * measured against 209 kW without storage, −3,514 CNY); with it import is held at the target, so
+ * storage lowers the peak (194 kW, +607 CNY; test/demo-bills.test.ts). Discharged energy falls by about
+ * 5 % that month (302 → 286 kWh/day: shoulder charging held back under the target). In a month
+ * whose plan empties the battery before the load's late-morning peak the change is 0.
  *
  * The sites are bound from the first day of the written past (`boundFrom`), so revenue and bills
  * have the whole history. Idempotent: a project whose name the company already has, or a site

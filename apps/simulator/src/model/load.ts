@@ -80,3 +80,22 @@ export function profileLoadKw(profile: BdewProfile, annualKwh: number, local: Lo
   if (profile.name === 'H25') v *= h25Dynamisation(local.dayOfYear);
   return (v * 4 * annualKwh) / 1e6;
 }
+
+/**
+ * The usual peak, kW, of a C&I site's load drawn as the site model draws it (site.ts: a share
+ * `baseLoadShare` (0–1) of `annualKwh` evenly round the clock, the rest by `profile`): the
+ * lowest over the twelve months of the highest workday (WT) quarter hour, without the model's
+ * noise and without PV. Every month's 15-minute peak of the site's load reaches about this much
+ * (PV lowers midday import only on sunny days; the month's peak falls on a dull one).
+ */
+export function usualPeakLoadKw(profile: BdewProfile, annualKwh: number, baseLoadShare: number): number {
+  let lowest = Number.POSITIVE_INFINITY;
+  for (let month = 1; month <= 12; month++) {
+    let highest = 0;
+    for (let quarter = 0; quarter < 96; quarter++) {
+      highest = Math.max(highest, bdewValue(profile, month, 1, quarter));
+    }
+    lowest = Math.min(lowest, highest);
+  }
+  return (1 - baseLoadShare) * ((lowest * 4 * annualKwh) / 1e6) + (baseLoadShare * annualKwh) / 8760;
+}

@@ -6,11 +6,13 @@
  *   `defaultParams(type)` completed with the device's own values: the site's time zone and the
  *   broker it connects to (EMS), the export limit of its kind of site (0 kW for C&I and
  *   household systems: anti-backflow; the schema's 10 MW bound for a grid-side storage station,
- *   whose job is to export), the profile's SOC window (5–100 %) and a backup reserve at its
- *   floor (no reserve until one is configured), the air conditioner's type and the meter's role
- *   (the grid connection point). Limits whose default is "empty: the rating" (PCS active power
- *   limit and ramp rate, BMS current limits) stay empty: the device runs at its ratings.
- *   So a site nobody configured runs exactly as before parameters existed.
+ *   whose job is to export), the demand-control target of a site billed on its maximum demand
+ *   (the fleet's `demandLimitKw`; off elsewhere), the profile's SOC window (5–100 %) and a
+ *   backup reserve at its floor (no reserve until one is configured), the air conditioner's type
+ *   and the meter's role (the grid connection point). Limits whose default is "empty: the
+ *   rating" (PCS active power limit and ramp rate, BMS current limits) stay empty: the device
+ *   runs at its ratings. So a site nobody configured runs exactly as before parameters existed,
+ *   but for the demand-controlled one.
  * - {@link settingsFromParams}: the values the model reads each step ({@link SiteSettings}),
  *   from the parameter values of each device type (a missing or wrongly typed value reads as
  *   the default: the contract's validator keeps them right, this only keeps the model total).
@@ -71,6 +73,8 @@ export interface InitialParamsOptions {
   timezone: string;
   /** Whether the EMS may export (a grid-side station) or not (anti-backflow). */
   antiBackflow: boolean;
+  /** The EMS's demand-control target, kW (absent or 0: demand control off, the contract's default). */
+  demandLimitKw?: number;
   /** The broker the gateway connects to (default 127.0.0.1:1883). */
   mqttHost?: string;
   mqttPort?: number;
@@ -79,6 +83,25 @@ export interface InitialParamsOptions {
 /** Whether a site's EMS keeps export at 0 by default: all but the grid-side storage station. */
 export function antiBackflowOf(spec: { antiBackflow?: boolean | undefined; profile: string }): boolean {
   return spec.antiBackflow ?? spec.profile !== 'container_5mwh';
+}
+
+/**
+ * What a site's devices know of their place (site.ts `SiteSpec`): its zone, anti-backflow
+ * ({@link antiBackflowOf}) and the demand-control target its spec carries (fleet.ts). The one
+ * source of both the model's initial settings and the simulated gateway's initial parameters
+ * (params.ts), so the demo's written past and its live run start configured alike.
+ */
+export function initialParamsOptionsOf(spec: {
+  timezone: string;
+  antiBackflow?: boolean | undefined;
+  demandLimitKw?: number | undefined;
+  profile: string;
+}): InitialParamsOptions {
+  return {
+    timezone: spec.timezone,
+    antiBackflow: antiBackflowOf(spec),
+    ...(spec.demandLimitKw ? { demandLimitKw: spec.demandLimitKw } : {}),
+  };
 }
 
 const AC_TYPE_OF_PROFILE: Record<EquipmentProfile['id'], string> = {
@@ -99,6 +122,7 @@ export function initialParams(
       return {
         ...values,
         export_limit_kw: opts.antiBackflow ? 0 : PARAM_POWER_LIMIT_KW,
+        ...(opts.demandLimitKw ? { demand_limit_kw: opts.demandLimitKw } : {}),
         soc_min_pct: profile.socFloorPct,
         soc_max_pct: profile.socCeilingPct,
         backup_reserve_pct: profile.socFloorPct,

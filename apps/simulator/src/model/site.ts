@@ -76,7 +76,7 @@ import {
   type SiteStrategy,
   selfConsumptionSetpointKw,
 } from './schedule';
-import { antiBackflowOf, initialSettings, type SiteSettings } from './settings';
+import { initialParamsOptionsOf, initialSettings, type SiteSettings } from './settings';
 import { pvPowerKw } from './solar';
 import { localTime } from './time';
 import {
@@ -104,6 +104,11 @@ export interface SiteSpec {
   climate: Climate;
   /** The EMS never discharges into the grid (anti-backflow). Default true except for containers. */
   antiBackflow?: boolean;
+  /**
+   * The EMS's demand-control target (`demand_limit_kw`) before anyone configures it, kW; default
+   * 0: off. Set by the fleet for a site billed on its maximum demand (fleet.ts `demandLimitKwOf`).
+   */
+  demandLimitKw?: number;
   /** Identical systems side by side behind one EMS and meter (profiles.ts `scaledProfile`); default 1. */
   units?: number;
   /** Share (0–1) of the annual consumption drawn evenly round the clock, the rest by the BDEW profile; default 0. */
@@ -412,10 +417,7 @@ export function createSite(spec: SiteSpec, opts: CreateSiteOptions): SiteState {
     cabinetC,
     igbtC: cabinetC + 5,
     acState: 0,
-    settings: initialSettings(profile, {
-      timezone: spec.timezone,
-      antiBackflow: antiBackflowOf(spec),
-    }),
+    settings: initialSettings(profile, initialParamsOptionsOf(spec)),
     touPlan: null,
     faults: [],
     alarms: [...(opts.alarms ?? [])].sort(),
