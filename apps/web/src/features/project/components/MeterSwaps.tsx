@@ -17,7 +17,7 @@
  * `project-meter-swaps` (the list; items `meter-swap-item`, `data-swap-id`),
  * `meter-swap-delete-<id>`, `meter-swap-delete-ok-<id>`.
  */
-import { meterSwapProblem, type ProjectMeter, type ProjectMeterSwap } from '@ess/contract';
+import { METER_SWAP_LIMITS, meterSwapProblem, type ProjectMeter, type ProjectMeterSwap } from '@ess/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -175,14 +175,14 @@ export function MeterSwapDialog({
         </Space>
         <div className="project-grid">
           <Form.Item name="oldSerial" label={t('project.swap.oldSerial')}>
-            <Input maxLength={64} data-testid="meter-swap-old-serial" />
+            <Input maxLength={METER_SWAP_LIMITS.serial} data-testid="meter-swap-old-serial" />
           </Form.Item>
           <Form.Item name="newSerial" label={t('project.swap.newSerial')}>
-            <Input maxLength={64} data-testid="meter-swap-new-serial" />
+            <Input maxLength={METER_SWAP_LIMITS.serial} data-testid="meter-swap-new-serial" />
           </Form.Item>
         </div>
         <Form.Item name="note" label={t('project.swap.note')}>
-          <Input.TextArea maxLength={200} rows={2} />
+          <Input.TextArea maxLength={METER_SWAP_LIMITS.note} rows={2} />
         </Form.Item>
         {error && <Alert type="error" showIcon message={error} data-testid="meter-swap-error" />}
       </Form>
