@@ -121,6 +121,11 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
   const [binding, setBinding] = useState(false);
   const [swapping, setSwapping] = useState<ProjectMeter | null>(null);
   const refresh = () => void queryClient.invalidateQueries({ queryKey: projectKeys.all });
+  const swapButton = (m: ProjectMeter) => (
+    <Button size="small" onClick={() => setSwapping(m)} data-testid={`project-meter-swap-${m.deviceId}`}>
+      {t('project.swap.action')}
+    </Button>
+  );
 
   const status = useMutation({
     mutationFn: (to: ProjectStatus) => changeProjectStatus(p.id, to),
@@ -349,6 +354,8 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
                   <span className="project-stack project-phone-cell">
                     <span>{m.sn}</span>
                     <span className="project-muted">{m.siteName}</span>
+                    {/* On a phone the action sits under the meter: a column of its own overflowed 390 px in en. */}
+                    {canSave && swapButton(m)}
                   </span>
                 ),
             },
@@ -373,22 +380,8 @@ function Detail({ project: p, back }: { project: ProjectDetail; back: ReactNode 
               width: wide ? undefined : 88,
               render: (_, m) => (m.readsSecondary ? `✓ ×${m.ctRatio * m.ptRatio}` : '—'),
             },
-            ...(canSave
-              ? [
-                  {
-                    key: 'swap',
-                    title: '',
-                    render: (_: unknown, m: ProjectMeter) => (
-                      <Button
-                        size="small"
-                        onClick={() => setSwapping(m)}
-                        data-testid={`project-meter-swap-${m.deviceId}`}
-                      >
-                        {t('project.swap.action')}
-                      </Button>
-                    ),
-                  },
-                ]
+            ...(canSave && wide
+              ? [{ key: 'swap', title: '', render: (_: unknown, m: ProjectMeter) => swapButton(m) }]
               : []),
           ]}
         />
