@@ -1,5 +1,5 @@
 /**
- * Issue 17 meter swap in the browser: a project over a free demo site declaring the site's meter a
+ * Issue 17 meter swap in the browser: a project over a site of its own declaring the site's meter a
  * storage meter (CT 40, secondary side; made through the API) — in its detail the administrator
  * opens "更换电表" on the meter, sees the site's zone next to the time field, records a swap two
  * hours ago (site-local) with the old meter's final readings (above anything the simulated meter
@@ -39,12 +39,35 @@ afterAll(async () => {
 
 describe('meter swap', () => {
   it('records a swap of a storage meter from the project detail and lists it', async () => {
+    // A site of its own with a gateway and a meter, registered through the API: the e2e files
+    // share one server, and the others bind the free demo sites in an order this file cannot know.
+    const code = `E2E-SWAP-${Date.now().toString(36).toUpperCase()}`;
+    const site = await call(endpoints.site.save.path, {
+      code,
+      name: 'E2E 换表站',
+      companyId: session.companyId,
+    });
+    expect(site.code, site.msg).toBe(0);
+    const siteId = (await call<ProjectSiteOption[]>(endpoints.project.siteOptions.path, {})).data.find(
+      (s) => s.code === code,
+    )?.id;
+    expect(siteId, 'the registered site is offered to projects').toBeDefined();
+    const ems = await call<{ id: number }>(endpoints.device.save.path, {
+      siteId,
+      sn: `${code}-EMS`,
+      type: 'ems',
+    });
+    expect(ems.code, ems.msg).toBe(0);
+    const meterDevice = await call<{ id: number }>(endpoints.device.save.path, {
+      siteId,
+      sn: `${code}-MTR`,
+      type: 'meter',
+      gatewayId: ems.data.id,
+    });
+    expect(meterDevice.code, meterDevice.msg).toBe(0);
     const options = await call<ProjectSiteOption[]>(endpoints.project.siteOptions.path, {});
-    // A free demo site with a meter, neither the first (e2e/project takes it in its form) nor the
-    // last (e2e/bill's): the e2e files share one server.
-    const frees = options.data.filter((s) => s.projectId === null && s.meters.length > 0);
-    const free = frees.length > 2 ? frees.at(-2) : frees[0];
-    expect(free, 'a free demo site with a meter').toBeDefined();
+    const free = options.data.find((s) => s.code === code && s.meters.length > 0);
+    expect(free, 'the registered site with its meter').toBeDefined();
     const meterId = free!.meters[0]!.deviceId;
     const investors = (
       await call<{ list: { id: number; type: string }[] }>(endpoints.company.options.path, {})
