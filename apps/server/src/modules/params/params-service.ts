@@ -202,12 +202,21 @@ export class ParamsService {
       .select({ name: site.name, timezone: site.timezone })
       .from(site)
       .where(eq(site.id, d.siteId));
-    const [shadow] = await this.db.select().from(deviceParams).where(eq(deviceParams.deviceId, d.id));
-    const keys = new Map((await keysOf(this.db, d.id)).map((k) => [k.key, k]));
-    const [row] = await this.db
-      .select()
-      .from(deviceDelivery)
-      .where(and(eq(deviceDelivery.kind, PARAMS_KIND), eq(deviceDelivery.target, `device:${d.id}`)));
+    // One snapshot for the shadow, its keys and the delivery: read one after the other, an answer
+    // committed between them showed a key 'applied' beside the reported values from before it
+    // (no value) on PostgreSQL.
+    const { shadow, keys, row } = await this.db.transaction(
+      async (tx) => {
+        const [shadow] = await tx.select().from(deviceParams).where(eq(deviceParams.deviceId, d.id));
+        const keys = new Map((await keysOf(tx, d.id)).map((k) => [k.key, k]));
+        const [row] = await tx
+          .select()
+          .from(deviceDelivery)
+          .where(and(eq(deviceDelivery.kind, PARAMS_KIND), eq(deviceDelivery.target, `device:${d.id}`)));
+        return { shadow, keys, row };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
     const gw =
       d.gatewayId === null ? d : (await this.db.select().from(device).where(eq(device.id, d.gatewayId)))[0];
     const reported = shadow?.reported ?? {};
