@@ -18,6 +18,7 @@ import {
   MOBILE,
   openSignedIn,
   screenshot,
+  switchLanguageReloaded,
 } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
@@ -150,8 +151,7 @@ describe('alarms', () => {
     await screenshot(page, 'alarms-active-zh-1440');
 
     // The switch reloads the page in the new language (spec §4).
-    await page.getByTestId('language-switch').click();
-    await Promise.all([page.waitForEvent('load'), page.getByTestId('lang-option-en').click()]);
+    await switchLanguageReloaded(page, 'en');
     await page.getByText('Active alarms').first().waitFor();
     await table.locator('tr', { hasText: content }).waitFor();
     const en = await table.locator('tr', { hasText: content }).innerText();

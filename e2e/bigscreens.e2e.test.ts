@@ -12,7 +12,15 @@
 import { endpoints, type ScreenSiteData, type ScreenSiteOption } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, api, apiSignIn, openSignedIn, recordCalls, screenshot } from './support/app';
+import {
+  ADMIN,
+  api,
+  apiSignIn,
+  openSignedIn,
+  recordCalls,
+  screenshot,
+  switchLanguageReloaded,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const WALL = { width: 1920, height: 1080 };
@@ -134,8 +142,7 @@ describe('big screens', () => {
       await expect.poll(() => bodyText(page), { timeout: 30_000, interval: 500 }).not.toBe(first);
       await screenshot(page, `bigscreen-${screen.key}-zh`);
 
-      await page.getByTestId('language-switch').click();
-      await page.getByTestId('lang-option-en').click();
+      await switchLanguageReloaded(page, 'en');
       await page.getByRole('heading', { name: screen.en }).waitFor({ timeout: 30_000 });
       await page.getByTestId(screen.ready).waitFor({ timeout: 30_000 });
       expect(new URL(page.url()).searchParams.get('siteId')).toBe(String(site.siteId));

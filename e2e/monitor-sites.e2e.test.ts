@@ -8,7 +8,7 @@
 import { endpoints, type SiteMonitorList } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot } from './support/app';
+import { api, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, switchLanguageReloaded } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 /** The search box (antd may put the test id on the input or on its wrapper). */
@@ -129,10 +129,7 @@ describe('site monitoring', () => {
     if (SCREENSHOTS_ON) await screenshot(page, 'monitor-site-zh-1440');
 
     // The switch reloads the page (spec); the open site survives the reload.
-    const reloaded = page.waitForEvent('load');
-    await page.getByTestId('language-switch').click();
-    await page.getByTestId('lang-option-en').click();
-    await reloaded;
+    await switchLanguageReloaded(page, 'en');
     await page.getByTestId('monitor-site-detail').waitFor();
     await detail.getByText('Energy flow').first().waitFor();
     await bms.getByText('Highest cell voltage').waitFor();

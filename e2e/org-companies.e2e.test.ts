@@ -9,7 +9,16 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, settled, toast } from './support/app';
+import {
+  DESKTOP,
+  MOBILE,
+  openSignedIn,
+  SCREENSHOTS_ON,
+  screenshot,
+  settled,
+  switchLanguageReloaded,
+  toast,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const stamp = Date.now().toString(36).slice(-6).toUpperCase();
@@ -112,10 +121,7 @@ describe('partner companies', () => {
     await openSignedIn(page, '/org/investor');
     await page.locator('[data-testid="company-page"][data-kind="investor"]').waitFor();
     expect(await page.getByTestId('company-title').innerText()).toBe('投资方');
-    await page.evaluate(() => Object.assign(window, { e2eMarker: true }));
-    await page.getByTestId('language-switch').click();
-    await page.getByTestId('lang-option-en').click();
-    await page.waitForFunction(() => !('e2eMarker' in window));
+    await switchLanguageReloaded(page, 'en');
     const titles = {
       agent: 'Agents',
       investor: 'Investors',

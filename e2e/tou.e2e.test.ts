@@ -11,7 +11,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { openSignedIn, SCREENSHOTS_ON, screenshot, toast } from './support/app';
+import { openSignedIn, SCREENSHOTS_ON, screenshot, switchLanguageReloaded, toast } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const SUFFIX = Date.now().toString(36).slice(-5).toUpperCase();
@@ -172,9 +172,7 @@ describe('ToU schemes', () => {
     await page.getByTestId('calendar-selected').getByText('年计划').waitFor();
 
     // English after the language switch (the page reloads).
-    await page.getByTestId('language-switch').click();
-    await page.getByTestId('lang-option-en').click();
-    await toast(page, 'Language switch successful').waitFor();
+    await switchLanguageReloaded(page, 'en');
     await page.getByRole('tab', { name: 'Daily plans' }).waitFor();
     await chooseScheme(page, SCHEME);
     await page.getByTestId('scheme-state').getByText('Saved').waitFor();

@@ -152,6 +152,20 @@ export async function useLanguage(page: Page, lang: 'zh' | 'en'): Promise<void> 
   }, lang);
 }
 
+/**
+ * Switch the language with the navbar switch while signed in and wait until the page has
+ * reloaded in it (spec §4: the switch reloads after re-fetching the menu). A mark on the window
+ * tells the reloaded document from the old one, so nothing is checked on the old page that the
+ * reload then throws away (a page's own state — a picked day, an open dialog — does not survive).
+ */
+export async function switchLanguageReloaded(page: Page, lang: 'zh' | 'en'): Promise<void> {
+  await page.evaluate(() => Object.assign(window, { e2eBeforeLanguageSwitch: true }));
+  await page.getByTestId('language-switch').click();
+  await page.getByTestId(`lang-option-${lang}`).click();
+  await page.waitForFunction(() => !('e2eBeforeLanguageSwitch' in window), undefined, { timeout: 30_000 });
+  await page.waitForLoadState('load');
+}
+
 /** The visible antd message (toast) with this text. */
 export function toast(page: Page, text: string) {
   return page.locator('.ant-message-notice').filter({ hasText: text });

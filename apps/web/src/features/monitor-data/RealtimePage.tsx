@@ -14,8 +14,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Empty, Modal, Select, Skeleton, Table, Tag, Tooltip } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { typeLabel } from '@/shared/devices';
 import { formatDateTime, formatNumber } from '@/shared/format';
 import { TimeBaseProvider, useTimeBase, ZoneTag } from '@/shared/format/time-base';
@@ -106,19 +107,53 @@ function Trend({
   );
 }
 
+/** Search parameters of the picked site and device. */
+const SITE_PARAM = 'siteId';
+const DEVICE_PARAM = 'deviceId';
+
+/** A positive integer id from a search parameter, else undefined. */
+function idParam(raw: string | null): number | undefined {
+  const id = Number(raw);
+  return raw && Number.isInteger(id) && id > 0 ? id : undefined;
+}
+
 export default function RealtimePage() {
   const { t, i18n } = useTranslation();
-  const [siteId, setSiteId] = useState<number>();
-  const [deviceId, setDeviceId] = useState<number>();
+  // The picked site and device live in the address (?siteId=&deviceId=), so the reload of a
+  // language switch and a shared link open the same device.
+  const [params, setParams] = useSearchParams();
+  const siteId = idParam(params.get(SITE_PARAM));
+  const deviceId = idParam(params.get(DEVICE_PARAM));
+  const pick = useCallback(
+    (site: number | undefined, device: number | undefined) =>
+      setParams(
+        (prev) => {
+          const next = new URLSearchParams(prev);
+          for (const [key, id] of [
+            [SITE_PARAM, site],
+            [DEVICE_PARAM, device],
+          ] as const) {
+            if (id === undefined) next.delete(key);
+            else next.set(key, String(id));
+          }
+          return next;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
   const [trendPoint, setTrendPoint] = useState<string | null>(null);
 
   const sites = useQuery({
     queryKey: ['monitor', 'options', 'realtime'],
     queryFn: () => fetchOptions('realtime'),
   });
+  // No site in the address, or one the caller does not see: the first of the list.
   useEffect(() => {
-    if (siteId === undefined && sites.data?.sites[0]) setSiteId(sites.data.sites[0].id);
-  }, [sites.data, siteId]);
+    const list = sites.data?.sites;
+    if (list?.[0] && (siteId === undefined || !list.some((s) => s.id === siteId)))
+      pick(list[0].id, undefined);
+  }, [sites.data, siteId, pick]);
   const devices = useQuery({
     queryKey: ['monitor', 'options', 'realtime', siteId],
     queryFn: () => fetchOptions('realtime', siteId),
@@ -126,8 +161,8 @@ export default function RealtimePage() {
   });
   useEffect(() => {
     const list = devices.data?.devices;
-    if (list && (deviceId === undefined || !list.some((d) => d.id === deviceId))) setDeviceId(list[0]?.id);
-  }, [devices.data, deviceId]);
+    if (list && (deviceId === undefined || !list.some((d) => d.id === deviceId))) pick(siteId, list[0]?.id);
+  }, [devices.data, deviceId, siteId, pick]);
 
   const realtime = useQuery({
     queryKey: ['monitor', 'realtime', deviceId],
@@ -243,8 +278,7 @@ export default function RealtimePage() {
             showSearch={{ optionFilterProp: 'label' }}
             options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
             onChange={(id: number) => {
-              setSiteId(id);
-              setDeviceId(undefined);
+              pick(id, undefined);
             }}
           />
           <Select
@@ -255,7 +289,7 @@ export default function RealtimePage() {
             loading={devices.isLoading}
             options={devices.data?.devices.map((d) => deviceOption(t, d))}
             optionLabelProp="label"
-            onChange={(id: number) => setDeviceId(id)}
+            onChange={(id: number) => pick(siteId, id)}
           />
           <span className="md-toolbar__spacer" />
           <ZoneTag site={timeZone} />
