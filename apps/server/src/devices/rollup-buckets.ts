@@ -71,6 +71,35 @@ function add(map: Map<string, BucketAggregate>, key: string, a: BucketAggregate)
 }
 
 /**
+ * The aggregate of a single value `v` of `point` measured at `ts` (UTC ms) in the bucket of
+ * `bucketS` seconds starting at `start` (UTC ms): n 1, and sum, min, max, first and last all `v`.
+ * A fresh object, which the caller may go on folding values into.
+ */
+function oneValue(
+  deviceId: number,
+  bucketS: BucketAggregate['bucketS'],
+  start: number,
+  point: string,
+  ts: number,
+  v: number,
+): BucketAggregate {
+  return {
+    deviceId,
+    bucketS,
+    start,
+    point,
+    n: 1,
+    sum: v,
+    min: v,
+    max: v,
+    firstTs: ts,
+    firstValue: v,
+    lastTs: ts,
+    lastValue: v,
+  };
+}
+
+/**
  * The day start (UTC ms) of each quarter hour per zone, or null when a day boundary cuts the
  * quarter (old local mean times): one `Intl` lookup per zone and quarter instead of one per row.
  */
@@ -137,38 +166,10 @@ export function aggregateBuckets(
         if (r.ts < cur.firstTs) [cur.firstTs, cur.firstValue] = [r.ts, v];
         if (r.ts >= cur.lastTs) [cur.lastTs, cur.lastValue] = [r.ts, v];
       } else {
-        points.set(point, {
-          deviceId: r.deviceId,
-          bucketS: 900,
-          start: q,
-          point,
-          n: 1,
-          sum: v,
-          min: v,
-          max: v,
-          firstTs: r.ts,
-          firstValue: v,
-          lastTs: r.ts,
-          lastValue: v,
-        });
+        points.set(point, oneValue(r.deviceId, 900, q, point, r.ts, v));
       }
-      if (!whole) {
-        const one: BucketAggregate = {
-          deviceId: r.deviceId,
-          bucketS: 86400,
-          start: day,
-          point,
-          n: 1,
-          sum: v,
-          min: v,
-          max: v,
-          firstTs: r.ts,
-          firstValue: v,
-          lastTs: r.ts,
-          lastValue: v,
-        };
-        add(days, `${r.deviceId}|${day}|${point}`, one);
-      }
+      if (!whole)
+        add(days, `${r.deviceId}|${day}|${point}`, oneValue(r.deviceId, 86400, day, point, r.ts, v));
     }
   }
   const quarters: BucketAggregate[] = [];
