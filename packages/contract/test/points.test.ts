@@ -2,7 +2,9 @@
  * The point table (device/points.ts) is the one place point labels live: every standard point of
  * every device type has a zh and an en label and the unit its name's suffix says, names are unique
  * per type; and every source of the site-figure rule (device/site-figures.ts) is a standard point
- * of its type, each (type, point) pair serving one figure only (the server's SQL joins on it).
+ * of its type, each (type, point) pair serving one figure only (the server's SQL joins on it);
+ * a project's declared storage meter provides no figure (the grid falls to the other meters, else
+ * the gateway's `grid_kw`).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,6 +13,7 @@ import {
   pointDef,
   pointUnit,
   SITE_FIGURE_SOURCES,
+  siteFigureSource,
   siteFigures,
   siteLoadKw,
   siteRatings,
@@ -83,6 +86,29 @@ describe('site-figure rule', () => {
     expect(figures).toEqual({ socPct: 55, batteryKw: -40, gridKw: 30, pvKw: 20, loadKw: 10 });
     // A registered BMS that has not reported yet: no SOC (not the gateway's), until it does.
     expect(siteFigures([dev('ems', { soc_pct: 10 }), dev('bms', {})]).socPct).toBeNull();
+  });
+
+  it("a project's declared storage meter is no grid source: the other meters, else the gateway's grid_kw", () => {
+    const storage = { type: 'meter', points: { p_kw: 80 }, storageMeter: true };
+    const gateway = dev('ems', { grid_kw: 40 });
+    // grid meter 120 + storage meter 80: the grid is 120 (not 200); load 120 + PV 0 + battery −80 = 40
+    const pcs = dev('pcs', { p_kw: -80 });
+    expect(siteFigures([gateway, pcs, dev('meter', { p_kw: 120 }), storage])).toMatchObject({
+      gridKw: 120,
+      batteryKw: -80,
+      loadKw: 40,
+    });
+    expect(siteFigureSource([gateway, storage, dev('meter', { p_kw: 120 })], 'gridKw')?.devices).toEqual([
+      dev('meter', { p_kw: 120 }),
+    ]);
+    // the storage meter the site's only meter: the gateway's grid_kw (not the storage meter's 80, not null)
+    expect(siteFigures([gateway, pcs, storage]).gridKw).toBe(40);
+    expect(siteFigureSource([gateway, storage], 'gridKw')?.source).toEqual({ type: 'ems', point: 'grid_kw' });
+    // nor any other figure: no gateway either → no grid figure at all
+    expect(siteFigures([pcs, storage]).gridKw).toBeNull();
+    expect(siteFigureSource([storage], 'gridKw')).toBeNull();
+    // a meter not declared (flag absent or false) is the grid meter
+    expect(siteFigures([gateway, { ...storage, storageMeter: false }]).gridKw).toBe(80);
   });
 
   it('load: grid + PV + battery when the grid is known, else the reported load, else PV + battery', () => {

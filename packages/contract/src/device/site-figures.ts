@@ -13,6 +13,14 @@
  * takes SOC and power from them even when its EMS reports some too, so a figure never jumps
  * between sources as readings come and go.
  *
+ * A project's declared storage meter ({@link FigureDevice.storageMeter}) is no source of any
+ * figure: it meters the battery's branch for the bill (issue 17 items 1 and 3: the project's
+ * storage meters, CT × PT), not the site's grid connection. The site's grid power comes from its
+ * other meters, else from the gateway's `grid_kw` — as if the storage meter were not registered —
+ * so a grid meter and a storage meter are never summed, and a storage meter alone is never taken
+ * for the grid (the dashboard's and site monitoring's grid power, the live push, the big screens
+ * and the bill's maximum demand, issue 17 "demand charge change").
+ *
  * Units as the point names say (kW, kWh, %); battery + = discharging, grid + = import.
  */
 import type { DeviceType } from './protocol';
@@ -71,12 +79,21 @@ export const SITE_CAPACITY_TYPES: readonly DeviceType[] = ['bms', 'ems'];
 /** Likewise for rated power (kW): the PCSs', else the gateway's (EMS). */
 export const SITE_RATED_POWER_TYPES: readonly DeviceType[] = ['pcs', 'ems'];
 
-/** What the rule needs of a device: its type, its latest points and (for SOC weights) capacity. */
+/**
+ * What the rule needs of a device: its type, its latest points, (for SOC weights) capacity, and
+ * whether it is a declared storage meter.
+ */
 export interface FigureDevice {
   type: string;
   points: Readonly<Record<string, number>>;
   capacityKwh?: number | null;
   ratedPowerKw?: number | null;
+  /**
+   * True for a meter a project declares as its storage meter (server table `project_meter`,
+   * issue 17 item 1; priced by the server's `devices/tier-energy.ts` `storageMeters`, item 3):
+   * it provides no site figure (module note). Absent or false: an ordinary device.
+   */
+  storageMeter?: boolean;
 }
 
 const reading = (d: FigureDevice, point: string): number | null => {
@@ -87,30 +104,32 @@ const reading = (d: FigureDevice, point: string): number | null => {
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
 /**
- * The source of `figure` at a site whose devices have the types `types`: the first of its
- * sources whose type the site has; null when it has none of them.
+ * The source of `figure` at a site whose devices (declared storage meters left out: module note)
+ * have the types `types`: the first of its sources whose type the site has; null when it has
+ * none of them.
  */
 export function figureSourceOf(types: readonly string[], figure: SiteFigure): FigureSource | null {
   return SITE_FIGURE_SOURCES[figure].find((s) => types.includes(s.type)) ?? null;
 }
 
 /**
- * The source of `figure` at a site ({@link figureSourceOf}) and the site's devices of that type
- * that report the point (in `devices` order; none while they are silent); null when the site has
- * no device of any source type.
+ * The source of `figure` at a site ({@link figureSourceOf} over its devices other than declared
+ * storage meters) and the site's devices of that type that report the point (in `devices` order;
+ * none while they are silent); null when the site has no such device of any source type.
  */
 export function siteFigureSource<D extends FigureDevice>(
   devices: readonly D[],
   figure: SiteFigure,
 ): { source: FigureSource; devices: D[] } | null {
+  const candidates = devices.filter((d) => !d.storageMeter);
   const source = figureSourceOf(
-    devices.map((d) => d.type),
+    candidates.map((d) => d.type),
     figure,
   );
   if (!source) return null;
   return {
     source,
-    devices: devices.filter((d) => d.type === source.type && reading(d, source.point) !== null),
+    devices: candidates.filter((d) => d.type === source.type && reading(d, source.point) !== null),
   };
 }
 
