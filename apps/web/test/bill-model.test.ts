@@ -1,12 +1,31 @@
 /**
  * The bill screen's display helpers (features/bill/model.ts): a line's check re-adds its periods
  * (or its registers × multiplier) and says whether that equals the line's kWh — a tampered period
- * makes it say "differs"; ranges end on their last day; the months offered are the ended ones.
- * (Money and kWh on the bill are shown by shared/format: format-money.test.ts.)
+ * makes it say "differs"; ranges end on their last day; the months offered are the ended ones; a
+ * maximum demand reads in kW to 0.001, or "not measured", in Chinese and English.
+ * (Money and kWh on the bill are shown by shared/format: format-money.test.ts.) The UI language
+ * comes from the i18n module, replaced here by a switch (the real one needs a browser document);
+ * `@/` (src, the console's alias) is mapped by hand, the unit tests' config has no alias.
  */
-import type { BillLine } from '@ess/contract';
-import { describe, expect, it } from 'vitest';
-import { checkLine, dateRange, endedMonths, periodRegisterKwh } from '../src/features/bill/model';
+import type { BillLine, Lang } from '@ess/contract';
+import type { TFunction } from 'i18next';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  checkLine,
+  dateRange,
+  demandKwText,
+  endedMonths,
+  periodRegisterKwh,
+} from '../src/features/bill/model';
+import enUS from '../src/shared/i18n/locales/en-US';
+import zhCN from '../src/shared/i18n/locales/zh-CN';
+
+const ui = vi.hoisted(() => ({ lang: 'zh' as Lang }));
+vi.mock('../src/shared/i18n', () => ({
+  currentLang: () => ui.lang,
+  localeOf: (lang: Lang) => (lang === 'en' ? 'en-US' : 'zh-CN'),
+}));
+vi.mock('@/shared/format', () => import('../src/shared/format'));
 
 const base: BillLine = {
   siteId: 1,
@@ -99,5 +118,23 @@ describe('bill model', () => {
 
   it('offers the ended months, newest first', () => {
     expect(endedMonths('2026-01-15', 3)).toEqual(['2025-12', '2025-11', '2025-10']);
+  });
+
+  it('shows a maximum demand in kW to 0.001 in the UI language, and "not measured" for none', () => {
+    const texts = { zh: zhCN, en: enUS };
+    // The one key the helper asks for, in the language the test switched to.
+    const t = ((key: string) => {
+      expect(key).toBe('bill.demand.notMeasured');
+      return texts[ui.lang].bill.demand.notMeasured;
+    }) as TFunction;
+    ui.lang = 'zh';
+    expect(demandKwText(t, 1234.5678)).toBe('1,234.568 kW');
+    expect(demandKwText(t, 40)).toBe('40 kW');
+    expect(demandKwText(t, 0)).toBe('0 kW');
+    expect(demandKwText(t, null)).toBe('未计量');
+    ui.lang = 'en';
+    expect(demandKwText(t, 1234.5678)).toBe('1,234.568 kW');
+    expect(demandKwText(t, 12.3)).toBe('12.3 kW');
+    expect(demandKwText(t, null)).toBe('Not measured');
   });
 });

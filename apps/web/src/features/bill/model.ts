@@ -15,6 +15,8 @@ import {
   previousMonth,
   roundKwh,
 } from '@ess/contract';
+import type { TFunction } from 'i18next';
+import { formatQuantity } from '@/shared/format';
 
 /** Tag colours of the bill states. */
 export const BILL_STATE_COLORS: Readonly<Record<BillState, string>> = {
@@ -78,6 +80,18 @@ export function checkLine(line: BillLine): LineCheck {
 /** True when any part of the line came from the 15-minute rollups rather than the registers. */
 export function isRollupLine(line: BillLine): boolean {
   return line.chargedSource === 'rollup' || line.dischargedSource === 'rollup';
+}
+
+/** Decimals of a maximum demand in kW on the bill (as its kWh: contract `roundKwh`, to 0.001). */
+const DEMAND_KW_DIGITS = 3;
+
+/**
+ * A site's maximum demand on the bill (its demand table and print page), kW, in the UI language:
+ * `1234.5678` → '1,234.568 kW', `40` → '40 kW'; `null` (no demand measured in the segment) →
+ * `bill.demand.notMeasured` ('未计量' / 'Not measured').
+ */
+export function demandKwText(t: TFunction, kw: number | null): string {
+  return kw === null ? t('bill.demand.notMeasured') : formatQuantity(kw, 'kW', DEMAND_KW_DIGITS);
 }
 
 /**

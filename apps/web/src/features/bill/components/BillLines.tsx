@@ -19,7 +19,7 @@ import {
 import { Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatCny, formatDayTime, formatKwh, formatNumber, formatPrice, formatTime } from '@/shared/format';
-import { checkLine, dateRange, isRollupLine, periodRegisterKwh } from '../model';
+import { checkLine, dateRange, demandKwText, isRollupLine, periodRegisterKwh } from '../model';
 
 type Row = BillLine & { index: number };
 
@@ -270,7 +270,6 @@ export function LinesTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
 export function DemandTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
   const { t } = useTranslation();
   const rows = bill.document.demand.map((d, i) => ({ ...d, i }));
-  const kw = (v: number | null) => (v === null ? t('bill.demand.notMeasured') : `${formatKwh(v, lang)} kW`);
   const columns: TableColumnsType<(typeof rows)[number]> = [
     {
       key: 'site',
@@ -284,8 +283,16 @@ export function DemandTable({ bill, lang }: { bill: BillDetail; lang: Lang }) {
       align: 'right',
       render: (_, d) => formatKwh(d.monthFraction, lang),
     },
-    { key: 'baselineKw', title: t('bill.demand.baselineKw'), render: (_, d) => kw(d.baselineKw) },
-    { key: 'measuredKw', title: t('bill.demand.measuredKw'), render: (_, d) => kw(d.measuredKw) },
+    {
+      key: 'baselineKw',
+      title: t('bill.demand.baselineKw'),
+      render: (_, d) => demandKwText(t, d.baselineKw),
+    },
+    {
+      key: 'measuredKw',
+      title: t('bill.demand.measuredKw'),
+      render: (_, d) => demandKwText(t, d.measuredKw),
+    },
     {
       key: 'baseline',
       title: t('bill.demand.baselineCny'),

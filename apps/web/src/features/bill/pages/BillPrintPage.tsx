@@ -24,7 +24,7 @@ import { useSearchParams } from 'react-router';
 import { formatCny, formatDateTime, formatKwh, formatNumber, formatPrice } from '@/shared/format';
 import { changeLang, currentLang } from '@/shared/i18n';
 import { billKeys, fetchBill } from '../api';
-import { billStateLabel, dateRange, isRollupLine, lastDay } from '../model';
+import { billStateLabel, dateRange, demandKwText, isRollupLine, lastDay } from '../model';
 import '../bill.css';
 
 export default function BillPrintPage() {
@@ -54,8 +54,6 @@ export default function BillPrintPage() {
   }
   const doc = bill.document;
   const siteName = (siteId: number) => bill.siteNames[String(siteId)] ?? String(siteId);
-  const demandKw = (kw: number | null) =>
-    kw === null ? t('bill.demand.notMeasured') : `${formatKwh(kw, lang)} kW`;
   const leasing = doc.incomeMode === 'leasing';
   const sourceText = (l: (typeof doc.lines)[number]) =>
     l.problem === 'reading_backwards'
@@ -253,8 +251,8 @@ export default function BillPrintPage() {
                   <tr key={`${d.siteId}-${d.from}`}>
                     <td>{siteName(d.siteId)}</td>
                     <td>{dateRange(d.from, d.to)}</td>
-                    <td className="num">{demandKw(d.baselineKw)}</td>
-                    <td className="num">{demandKw(d.measuredKw)}</td>
+                    <td className="num">{demandKwText(t, d.baselineKw)}</td>
+                    <td className="num">{demandKwText(t, d.measuredKw)}</td>
                     <td className="num">{formatCny(d.baselineCny, lang)}</td>
                     <td className="num">{formatCny(d.measuredCny, lang)}</td>
                     <td className="num">{formatCny(d.changeCny, lang)}</td>
