@@ -10,11 +10,23 @@
 import { endpoints, localDateTimeText, type ProjectDetail, type ProjectSiteOption } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { ADMIN, type ApiSession, api, apiSignIn, DESKTOP, openSignedIn, screenshot } from './support/app';
+import {
+  ADMIN,
+  type ApiSession,
+  api,
+  apiSignIn,
+  DESKTOP,
+  MOBILE,
+  openSignedIn,
+  SCREENSHOTS_ON,
+  screenshot,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 let browser: Browser;
 let session: ApiSession;
+/** The project and meter of the first test, for the screenshot walk. */
+let recorded: { projectId: number; meterId: number } | undefined;
 
 const call = <T>(path: string, body: object) =>
   api<T>(
@@ -69,6 +81,7 @@ describe('meter swap', () => {
     const free = options.data.find((s) => s.code === code && s.meters.length > 0);
     expect(free, 'the registered site with its meter').toBeDefined();
     const meterId = free!.meters[0]!.deviceId;
+    const meterSn = `${code}-MTR`;
     const investors = (
       await call<{ list: { id: number; type: string }[] }>(endpoints.company.options.path, {})
     ).data.list.filter((c) => c.type === 'investor');
@@ -120,6 +133,14 @@ describe('meter swap', () => {
     expect(await page.getByTestId('meter-swap-item').count()).toBe(1);
     expect(await page.locator('[data-testid^="meter-swap-delete-"]').count()).toBe(1);
     await screenshot(page, 'project-meter-swap-zh-desktop');
+    // The history words the swap (was the raw JSON of the entry).
+    const logged = page.locator('[data-testid="project-history-item"][data-action="meter_swap"]');
+    await expect
+      .poll(() => logged.innerText())
+      .toContain(
+        `${meterSn} · ${at} ${free!.timezone}：旧表 OLD-E2E-1（正向 99999999 / 反向 99999999 kWh，CT 40 · PT 1，二次侧） → 新表 NEW-E2E-2（正向 0 / 反向 0 kWh，CT 50 · PT 1，二次侧）`,
+      );
+    expect(await logged.innerText()).not.toContain('{');
 
     const detail = await call<ProjectDetail>(endpoints.project.detail.path, { id });
     const [meter] = detail.data.meters;
@@ -127,6 +148,28 @@ describe('meter swap', () => {
     expect(meter!.swaps.map((s) => [s.swappedAt, s.oldCtRatio, s.newSerial])).toEqual([
       [at, 40, 'NEW-E2E-2'],
     ]);
+    recorded = { projectId: id, meterId };
     await context.close();
+  });
+
+  it.runIf(SCREENSHOTS_ON)('the swap list and dialog in zh and en at 1440 and 390 px', async () => {
+    expect(recorded, 'the first test recorded a swap').toBeDefined();
+    const { projectId, meterId } = recorded!;
+    for (const lang of ['zh', 'en'] as const) {
+      for (const [size, viewport] of [
+        ['1440', DESKTOP],
+        ['390', MOBILE],
+      ] as const) {
+        const { page, context } = await newPage(browser, viewport, { timezoneId: 'Asia/Shanghai' });
+        await openSignedIn(page, `/project/detail?id=${projectId}`, { lang });
+        await page.getByTestId('meter-swap-item').first().waitFor();
+        await page.getByTestId('meter-swap-item').first().scrollIntoViewIfNeeded();
+        await screenshot(page, `project-meter-swap-list-${lang}-${size}`);
+        await page.getByTestId(`project-meter-swap-${meterId}`).click();
+        await page.getByTestId('meter-swap-form').waitFor();
+        await screenshot(page, `project-meter-swap-dialog-${lang}-${size}`);
+        await context.close();
+      }
+    }
   });
 });

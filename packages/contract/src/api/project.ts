@@ -507,6 +507,28 @@ export const projectChangeEntrySchema = z.object({
 });
 export type ProjectChangeEntry = z.infer<typeof projectChangeEntrySchema>;
 
+/** One meter of a recorded swap in the history: serial, register readings (kWh, the meter's own side), CT, PT, side. */
+export interface MeterSwapHistoryMeter {
+  serial: string | null;
+  importKwh: number;
+  exportKwh: number;
+  ctRatio: number;
+  ptRatio: number;
+  readsSecondary: boolean;
+}
+
+/**
+ * The value of a `meterSwap` history entry (actions `meter_swap` after, `meter_swap_delete`
+ * before): the meter's SN, the swap time as "YYYY-MM-DD HH:mm <zone>" at the site, both meters.
+ */
+export interface MeterSwapHistoryValue {
+  meter: string;
+  swappedAt: string;
+  note: string | null;
+  old: MeterSwapHistoryMeter;
+  new: MeterSwapHistoryMeter;
+}
+
 export const projectChangeSchema = z.object({
   id,
   action: z.enum(PROJECT_CHANGE_ACTIONS),

@@ -30,6 +30,7 @@ import {
   localDateTimeText,
   localTimeOf,
   METER_SWAP_TIME_PATTERN,
+  type MeterSwapHistoryValue,
   meterSwapProblem,
   type ProjectChangeEntry,
   type ProjectMeterSwap,
@@ -125,6 +126,26 @@ async function lastReadingBefore(
       ORDER BY bucket_start DESC LIMIT 1`),
   );
   return rollup ? { value: Number(rollup.v), atMs: Number(rollup.t) } : null;
+}
+
+/**
+ * The `meterSwap` value of a project history entry (contract `MeterSwapHistoryValue`): the meter's
+ * SN, the swap time as `YYYY-MM-DD HH:mm <zone>` at the site, the note and both meters. The same
+ * shape for a recorded swap (after) and a deleted one (before), so the console words both.
+ */
+function swapHistoryValue(
+  sn: string,
+  timezone: string,
+  atMs: number,
+  note: string | null,
+  meters: Pick<MeterSwapHistoryValue, 'old' | 'new'>,
+): MeterSwapHistoryValue {
+  return {
+    meter: sn,
+    swappedAt: `${localDateTimeText(atMs, timezone).slice(0, 16)} ${timezone}`,
+    note,
+    ...meters,
+  };
 }
 
 /** How far back a final reading is compared with stored ones when the meter has no earlier swap. */
@@ -225,12 +246,12 @@ export class MeterSwapService {
     projectId: number,
     body: MeterSwapBody,
     lang: Lang,
-  ): Promise<{ id: number; repriced: Repriced; after: Record<string, unknown> }> {
+  ): Promise<{ id: number; repriced: Repriced; after: MeterSwapHistoryValue }> {
     const p = await this.requireProject(this.db, scope, projectId);
     const problem = meterSwapProblem(body, lang);
     if (problem) throw paramError(problem);
     const nowMs = this.now();
-    let written: { id: number; siteId: number; day: string; after: Record<string, unknown> };
+    let written: { id: number; siteId: number; day: string; after: MeterSwapHistoryValue };
     try {
       written = await this.db.transaction(async (tx) => {
         await tx.select({ id: project.id }).from(project).where(eq(project.id, projectId)).for('update');
@@ -304,9 +325,7 @@ export class MeterSwapService {
           })
           .where(eq(projectMeter.id, meter.id));
         await dropTierDays(tx, meter.siteId, day);
-        const after = {
-          meter: meter.sn,
-          swappedAt: `${localDateTimeText(atMs, meter.timezone).slice(0, 16)} ${meter.timezone}`,
+        const after = swapHistoryValue(meter.sn, meter.timezone, atMs, body.note, {
           old: {
             serial: body.oldSerial,
             importKwh: body.oldImportKwh,
@@ -323,8 +342,7 @@ export class MeterSwapService {
             ptRatio: body.newPtRatio,
             readsSecondary: body.newReadsSecondary,
           },
-          note: body.note,
-        };
+        });
         await this.history(tx, actor, p, 'meter_swap', [{ field: 'meterSwap', before: null, after }]);
         return { id: row!.id, siteId: meter.siteId, day, after };
       });
@@ -348,15 +366,28 @@ export class MeterSwapService {
     actor: { employeeId: number | null },
     projectId: number,
     swapId: number,
-  ): Promise<{ repriced: Repriced; before: Record<string, unknown> }> {
+  ): Promise<{ repriced: Repriced; before: MeterSwapHistoryValue }> {
     await this.requireProject(this.db, scope, projectId);
     const written = await this.db.transaction(async (tx) => {
       const [p] = await tx.select().from(project).where(eq(project.id, projectId)).for('update');
       const [s] = await tx
-        .select({ s: projectMeterSwap, timezone: site.timezone, siteId: site.id, sn: device.sn })
+        .select({
+          s: projectMeterSwap,
+          timezone: site.timezone,
+          siteId: site.id,
+          sn: device.sn,
+          meter: projectMeter,
+        })
         .from(projectMeterSwap)
         .innerJoin(device, eq(device.id, projectMeterSwap.deviceId))
         .innerJoin(site, eq(site.id, device.siteId))
+        .innerJoin(
+          projectMeter,
+          and(
+            eq(projectMeter.projectId, projectMeterSwap.projectId),
+            eq(projectMeter.deviceId, projectMeterSwap.deviceId),
+          ),
+        )
         .where(and(eq(projectMeterSwap.id, swapId), eq(projectMeterSwap.projectId, projectId)));
       if (!s) throw new ApiError(ErrorCode.METER_SWAP_NOT_DELETABLE);
       const [later] = await tx
@@ -384,12 +415,25 @@ export class MeterSwapService {
         .where(and(eq(projectMeter.projectId, projectId), eq(projectMeter.deviceId, s.s.deviceId)));
       await tx.delete(projectMeterSwap).where(eq(projectMeterSwap.id, swapId));
       await dropTierDays(tx, s.siteId, day);
-      const before = {
-        meter: s.sn,
-        swappedAt: `${localDateTimeText(s.s.swappedAt.getTime(), s.timezone).slice(0, 16)} ${s.timezone}`,
-        oldSerial: s.s.oldSerial,
-        newSerial: s.s.newSerial,
-      };
+      // The meter row still holds the new meter's CT/PT here (taken back above in the database).
+      const before = swapHistoryValue(s.sn, s.timezone, s.s.swappedAt.getTime(), s.s.note, {
+        old: {
+          serial: s.s.oldSerial,
+          importKwh: s.s.oldImportKwh,
+          exportKwh: s.s.oldExportKwh,
+          ctRatio: s.s.oldCtRatio,
+          ptRatio: s.s.oldPtRatio,
+          readsSecondary: s.s.oldReadsSecondary,
+        },
+        new: {
+          serial: s.s.newSerial,
+          importKwh: s.s.newImportKwh,
+          exportKwh: s.s.newExportKwh,
+          ctRatio: s.meter.ctRatio,
+          ptRatio: s.meter.ptRatio,
+          readsSecondary: s.meter.readsSecondary,
+        },
+      });
       await this.history(tx, actor, p!, 'meter_swap_delete', [{ field: 'meterSwap', before, after: null }]);
       return { siteId: s.siteId, day, before };
     });

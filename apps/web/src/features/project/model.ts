@@ -4,6 +4,8 @@
  * and how a history entry's values read.
  */
 import {
+  type MeterSwapHistoryMeter,
+  type MeterSwapHistoryValue,
   PROJECT_COST_BEARER_LABELS,
   PROJECT_INCOME_MODE_LABELS,
   PROJECT_RENT_BASIS_LABELS,
@@ -202,6 +204,27 @@ export function historyValueText(field: string, value: unknown, lang: Lang): str
       .filter(Boolean)
       .join(' ');
   }
+  if (field === 'meterSwap' && typeof value === 'object')
+    return meterSwapText(value as MeterSwapHistoryValue, lang);
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * A history entry of a meter swap as a sentence: "SN · time zone: old meter S (import / export
+ * registers, CT · PT) → new meter S (…); note", in the language given.
+ */
+function meterSwapText(v: MeterSwapHistoryValue, lang: Lang): string {
+  const zh = lang === 'zh';
+  const meter = (m: MeterSwapHistoryMeter) => {
+    const registers = zh
+      ? `正向 ${m.importKwh} / 反向 ${m.exportKwh} kWh`
+      : `import ${m.importKwh} / export ${m.exportKwh} kWh`;
+    const side = m.readsSecondary ? (zh ? '，二次侧' : ', secondary') : '';
+    return `${m.serial ?? '—'}${zh ? '（' : ' ('}${registers}${zh ? '，' : ', '}CT ${m.ctRatio} · PT ${m.ptRatio}${side}${zh ? '）' : ')'}`;
+  };
+  const text = zh
+    ? `${v.meter} · ${v.swappedAt}：旧表 ${meter(v.old)} → 新表 ${meter(v.new)}`
+    : `${v.meter} · ${v.swappedAt}: old meter ${meter(v.old)} → new meter ${meter(v.new)}`;
+  return v.note ? `${text}${zh ? '；备注：' : '; note: '}${v.note}` : text;
 }
