@@ -133,7 +133,7 @@ export default function BillPrintPage() {
                       billed: formatNumber(s.billedHours, 3),
                     })}
                     {metersOf(s.siteId).length > 0 && (
-                      <span className="mono">
+                      <span className="bill-print__device">
                         {' '}
                         · {t('bill.printPage.meters', { meters: metersOf(s.siteId).join(', ') })}
                       </span>
@@ -191,8 +191,8 @@ export default function BillPrintPage() {
                 key={`${l.meterId}-${l.startMs}-${l.from}-${l.tier}-${l.priceCnyPerKwh}`}
                 data-testid={`bill-print-line-${i}`}
               >
-                <td className="mono">
-                  {l.meterSn}
+                <td>
+                  <span className="mono">{l.meterSn}</span>
                   <br />
                   <span className="bill-print__device">{billDeviceLabel(l.deviceType, lang)}</span>
                 </td>
