@@ -11,68 +11,28 @@
  * from the 15-minute rollups (hand figures in the test), a site without grid metering (null
  * figures, change 0); the drafter's and settler's names.
  */
-import { ErrorCode, endpoints, NO_TWO_PART, type TouSchemeDocument } from '@ess/contract';
+import { ErrorCode, endpoints, NO_TWO_PART } from '@ess/contract';
 import { and, eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
-import {
-  bill,
-  device,
-  employee,
-  energyTierDay,
-  project,
-  projectInvestor,
-  projectMeter,
-  projectSite,
-  site,
-  siteTariff,
-  telemetryRollup,
-} from '../src/core/db/schema';
+import { bill, employee, projectSite, telemetryRollup } from '../src/core/db/schema';
 import { BillService } from '../src/modules/bill/bill-service';
 import { billDraftKind } from '../src/modules/bill/bill-task';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, unique } from './support/fixtures';
 import { addCompanyUnder, expectRefusal } from './support/org';
+import {
+  addFlatSite,
+  addFlatTierDay,
+  addSelfInvestmentProject,
+  addSiteDevice,
+  declareMeter,
+  rollupRow,
+} from './support/project';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
 const calls = endpoints.bill;
-
-const flatDoc: TouSchemeDocument = {
-  dailyPlans: [
-    {
-      key: 1,
-      name: 'day',
-      periods: [
-        {
-          start: '00:00',
-          end: '12:00',
-          tier: 'off_peak',
-          priceCnyPerKwh: 0.3,
-          action: 'charge',
-          powerKw: 100,
-          socMinPct: 10,
-          socMaxPct: 90,
-        },
-        {
-          start: '12:00',
-          end: '00:00',
-          tier: 'peak',
-          priceCnyPerKwh: 1.2,
-          action: 'discharge',
-          powerKw: 100,
-          socMinPct: 10,
-          socMaxPct: 90,
-        },
-      ],
-    },
-  ],
-  weeklyPlans: [],
-  yearlyPlans: [],
-  exceptionPlans: [],
-  defaultDailyPlanKey: 1,
-  defaultWeeklyPlanKey: null,
-};
 
 describe.each(engines)('bill calls on %s', (engine) => {
   let ctx: TestContext;
@@ -97,128 +57,32 @@ describe.each(engines)('bill calls on %s', (engine) => {
 
   /** A self-investment project (owner 20 %, investors 50 % / 30 %) with one site and meter and two July periods. */
   async function addProject(status = 'in_operation') {
-    const investor1 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
-    const investor2 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
-    const [s] = await db
-      .insert(site)
-      .values({
-        companyId: companyA,
-        code: unique('B').slice(0, 30),
-        name: unique('站点'),
-        timezone: 'Asia/Shanghai',
-      })
-      .returning({ id: site.id });
-    const [meter] = await db
-      .insert(device)
-      .values({ companyId: companyA, siteId: s!.id, sn: unique('MTR'), type: 'meter' })
-      .returning({ id: device.id });
-    const [p] = await db
-      .insert(project)
-      .values({
-        companyId: companyA,
-        name: unique('项目'),
-        contractStart: '2025-01-01',
-        contractYears: 10,
-        status,
-        incomeMode: 'self_investment',
-        ownerSharePct: 20,
-        maintenanceCnyPerMonth: 0,
-        insuranceCnyPerMonth: 0,
-        costBearer: 'investors',
-      })
-      .returning({ id: project.id });
-    await db.insert(projectInvestor).values([
-      { companyId: companyA, projectId: p!.id, investorCompanyId: investor1, ratioPct: 50, sort: 1 },
-      { companyId: companyA, projectId: p!.id, investorCompanyId: investor2, ratioPct: 30, sort: 2 },
-    ]);
-    await db
-      .insert(projectSite)
-      .values({ companyId: companyA, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
-    await db.insert(projectMeter).values({
+    const { projectId } = await addSelfInvestmentProject(db, {
       companyId: companyA,
-      projectId: p!.id,
-      deviceId: meter!.id,
-      ctRatio: 40,
-      ptRatio: 1,
-      readsSecondary: true,
+      ownerSharePct: 20,
+      investorRatiosPct: [50, 30],
+      status,
     });
-    const [tariff] = await db
-      .insert(siteTariff)
-      .values({
-        companyId: companyA,
-        siteId: s!.id,
-        effectiveFrom: '2025-01-01',
-        schemeName: 'flat',
-        schemeVersion: 1,
-        document: flatDoc,
-      })
-      .returning({ id: siteTariff.id });
+    const { siteId, tariffId } = await addFlatSite(db, { companyId: companyA, projectId, codePrefix: 'B' });
+    const meter = await addSiteDevice(db, { companyId: companyA, siteId, sn: unique('MTR'), type: 'meter' });
+    await declareMeter(db, { companyId: companyA, projectId, deviceId: meter, ctRatio: 40 });
     // 2025-07-03 Shanghai: 00:00–12:00 off-peak charged (125 − 100) × 40 = 1,000 kWh at 0.3;
     // 12:00–24:00 peak discharged (72.5 − 50) × 40 = 900 kWh at 1.2
-    const day = '2025-07-03';
-    const base = Date.UTC(2025, 6, 2, 16);
-    const row = {
+    await addFlatTierDay(db, {
       companyId: companyA,
-      siteId: s!.id,
-      deviceId: meter!.id,
-      day,
-      siteTariffId: tariff!.id,
+      siteId,
+      deviceId: meter,
+      siteTariffId: tariffId,
       multiplier: 40,
-      source: 'registers',
-    };
-    await db.insert(energyTierDay).values([
-      {
-        ...row,
-        startAt: new Date(base),
-        endAt: new Date(base + 12 * 3_600_000),
-        startHhmm: '00:00',
-        endHhmm: '12:00',
-        tier: 'off_peak',
-        priceCnyPerKwh: 0.3,
-        chargedKwh: 1000,
-        dischargedKwh: 0,
-        chargeStart: 100,
-        chargeEnd: 125,
-        dischargeStart: 50,
-        dischargeEnd: 50,
-      },
-      {
-        ...row,
-        startAt: new Date(base + 12 * 3_600_000),
-        endAt: new Date(base + 24 * 3_600_000),
-        startHhmm: '12:00',
-        endHhmm: '00:00',
-        tier: 'peak',
-        priceCnyPerKwh: 1.2,
-        chargedKwh: 0,
-        dischargedKwh: 900,
-        chargeStart: 125,
-        chargeEnd: 125,
-        dischargeStart: 50,
-        dischargeEnd: 72.5,
-      },
-    ]);
-    return p!.id;
+      charge: { from: 100, to: 125, kwh: 1000 },
+      discharge: { from: 50, to: 72.5, kwh: 900 },
+    });
+    return projectId;
   }
 
   /** A second site in `timezone` bound to `projectId` from 2025-06-01, with the flat tariff. */
   async function addSite(projectId: number, timezone: string) {
-    const [s] = await db
-      .insert(site)
-      .values({ companyId: companyA, code: unique('B').slice(0, 30), name: unique('站点'), timezone })
-      .returning({ id: site.id });
-    await db
-      .insert(projectSite)
-      .values({ companyId: companyA, projectId, siteId: s!.id, boundFrom: '2025-06-01' });
-    await db.insert(siteTariff).values({
-      companyId: companyA,
-      siteId: s!.id,
-      effectiveFrom: '2025-01-01',
-      schemeName: 'flat',
-      schemeVersion: 1,
-      document: flatDoc,
-    });
-    return s!.id;
+    return (await addFlatSite(db, { companyId: companyA, projectId, codePrefix: 'B', timezone })).siteId;
   }
 
   beforeAll(async () => {
@@ -460,124 +324,40 @@ describe.each(engines)('bill calls on %s', (engine) => {
    * (1,000 kWh charged at 0.3, 900 kWh discharged at 1.2 → 780.00).
    */
   async function addDemandProject(gridMeter: boolean) {
-    const investor1 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
-    const investor2 = await addCompanyUnder(db, { type: 'investor', parentId: companyA });
-    const [s] = await db
-      .insert(site)
-      .values({
-        companyId: companyA,
-        code: unique('D').slice(0, 30),
-        name: unique('站点'),
-        timezone: 'Asia/Shanghai',
-      })
-      .returning({ id: site.id });
-    const [pcs] = await db
-      .insert(device)
-      .values({ companyId: companyA, siteId: s!.id, sn: unique('PCS'), type: 'pcs' })
-      .returning({ id: device.id });
-    const [mtr] = gridMeter
-      ? await db
-          .insert(device)
-          .values({ companyId: companyA, siteId: s!.id, sn: unique('MTR'), type: 'meter' })
-          .returning({ id: device.id })
-      : [];
-    const [p] = await db
-      .insert(project)
-      .values({
-        companyId: companyA,
-        name: unique('需量项目'),
-        contractStart: '2025-01-01',
-        contractYears: 10,
-        status: 'in_operation',
-        incomeMode: 'self_investment',
-        ownerSharePct: 20,
-        maintenanceCnyPerMonth: 0,
-        insuranceCnyPerMonth: 0,
-        costBearer: 'investors',
-      })
-      .returning({ id: project.id });
-    await db.insert(projectInvestor).values([
-      { companyId: companyA, projectId: p!.id, investorCompanyId: investor1, ratioPct: 50, sort: 1 },
-      { companyId: companyA, projectId: p!.id, investorCompanyId: investor2, ratioPct: 30, sort: 2 },
-    ]);
-    await db
-      .insert(projectSite)
-      .values({ companyId: companyA, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
-    const [tariff] = await db
-      .insert(siteTariff)
-      .values({
-        companyId: companyA,
-        siteId: s!.id,
-        effectiveFrom: '2025-01-01',
-        schemeName: 'flat two-part',
-        schemeVersion: 1,
-        document: flatDoc,
-        twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
-      })
-      .returning({ id: siteTariff.id });
-    const base = Date.UTC(2025, 6, 2, 16); // 2025-07-03 00:00 Shanghai
-    const row = {
+    const { projectId } = await addSelfInvestmentProject(db, {
       companyId: companyA,
-      siteId: s!.id,
-      deviceId: pcs!.id,
-      day: '2025-07-03',
-      siteTariffId: tariff!.id,
+      ownerSharePct: 20,
+      investorRatiosPct: [50, 30],
+      name: unique('需量项目'),
+    });
+    const { siteId, tariffId } = await addFlatSite(db, {
+      companyId: companyA,
+      projectId,
+      codePrefix: 'D',
+      schemeName: 'flat two-part',
+      twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
+    });
+    const pcs = await addSiteDevice(db, { companyId: companyA, siteId, sn: unique('PCS'), type: 'pcs' });
+    const mtr = gridMeter
+      ? await addSiteDevice(db, { companyId: companyA, siteId, sn: unique('MTR'), type: 'meter' })
+      : null;
+    // 2025-07-03 Shanghai, the PCS's registers (× 1): off-peak charged 6000 − 5000 = 1,000 kWh at 0.3;
+    // peak discharged 4900 − 4000 = 900 kWh at 1.2
+    await addFlatTierDay(db, {
+      companyId: companyA,
+      siteId,
+      deviceId: pcs,
+      siteTariffId: tariffId,
       multiplier: 1,
-      source: 'registers',
-    };
-    await db.insert(energyTierDay).values([
-      {
-        ...row,
-        startAt: new Date(base),
-        endAt: new Date(base + 12 * 3_600_000),
-        startHhmm: '00:00',
-        endHhmm: '12:00',
-        tier: 'off_peak',
-        priceCnyPerKwh: 0.3,
-        chargedKwh: 1000,
-        dischargedKwh: 0,
-        chargeStart: 5000,
-        chargeEnd: 6000,
-        dischargeStart: 4000,
-        dischargeEnd: 4000,
-      },
-      {
-        ...row,
-        startAt: new Date(base + 12 * 3_600_000),
-        endAt: new Date(base + 24 * 3_600_000),
-        startHhmm: '12:00',
-        endHhmm: '00:00',
-        tier: 'peak',
-        priceCnyPerKwh: 1.2,
-        chargedKwh: 0,
-        dischargedKwh: 900,
-        chargeStart: 6000,
-        chargeEnd: 6000,
-        dischargeStart: 4000,
-        dischargeEnd: 4900,
-      },
-    ]);
-    return { projectId: p!.id, pcsId: pcs!.id, meterId: mtr?.id ?? null };
+      charge: { from: 5000, to: 6000, kwh: 1000 },
+      discharge: { from: 4000, to: 4900, kwh: 900 },
+    });
+    return { projectId, pcsId: pcs, meterId: mtr };
   }
 
   /** A rollup row of `p_kw` of `deviceId` starting at Shanghai wall time `local` (`YYYY-MM-DDTHH:mm`), mean of `samples`. */
-  const rollup = (deviceId: number, local: string, samples: number[], bucketS = 900) => {
-    const at = new Date(`${local}:00+08:00`);
-    return {
-      deviceId,
-      bucketS,
-      bucketStart: at,
-      point: 'p_kw',
-      n: samples.length,
-      sum: samples.reduce((a, b) => a + b, 0),
-      min: Math.min(...samples),
-      max: Math.max(...samples),
-      firstTs: at,
-      firstValue: samples[0]!,
-      lastTs: at,
-      lastValue: samples[samples.length - 1]!,
-    };
-  };
+  const rollup = (deviceId: number, local: string, samples: number[], bucketS = 900) =>
+    rollupRow(deviceId, 'p_kw', Date.parse(`${local}:00+08:00`), samples, bucketS);
 
   it('a max-demand two-part tariff: measured and baseline maximum demand from the 15-minute rollups; drafter and settler names', async () => {
     const { projectId, pcsId, meterId } = await addDemandProject(true);

@@ -13,64 +13,25 @@
  * - declaring a storage meter on a site whose days were priced from its PCS re-prices them.
  * No assertion depends on the wall clock: every instant is in 2025, the future one in 2099.
  */
-import { ErrorCode, endpoints, errorMessage, type TouSchemeDocument } from '@ess/contract';
+import { ErrorCode, endpoints, errorMessage } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { rowsOf } from '../src/core/db/rows';
-import {
-  device,
-  project,
-  projectInvestor,
-  projectMeter,
-  projectMeterSwap,
-  projectSite,
-  site,
-  siteTariff,
-} from '../src/core/db/schema';
+import { device, projectMeter, projectMeterSwap, telemetryRollup } from '../src/core/db/schema';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, unique } from './support/fixtures';
 import { addCompanyUnder } from './support/org';
+import {
+  addFlatSite,
+  addSelfInvestmentProject,
+  addSiteDevice,
+  declareMeter,
+  rollupRow,
+} from './support/project';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
 const calls = endpoints.project;
-
-/** 00:00–12:00 off-peak 0.3 CNY/kWh, 12:00–24:00 peak 1.2 CNY/kWh, every day. */
-const flatDoc: TouSchemeDocument = {
-  dailyPlans: [
-    {
-      key: 1,
-      name: 'day',
-      periods: [
-        {
-          start: '00:00',
-          end: '12:00',
-          tier: 'off_peak',
-          priceCnyPerKwh: 0.3,
-          action: 'charge',
-          powerKw: 100,
-          socMinPct: 10,
-          socMaxPct: 90,
-        },
-        {
-          start: '12:00',
-          end: '00:00',
-          tier: 'peak',
-          priceCnyPerKwh: 1.2,
-          action: 'discharge',
-          powerKw: 100,
-          socMinPct: 10,
-          socMaxPct: 90,
-        },
-      ],
-    },
-  ],
-  weeklyPlans: [],
-  yearlyPlans: [],
-  exceptionPlans: [],
-  defaultDailyPlanKey: 1,
-  defaultWeeklyPlanKey: null,
-};
 
 const H = 3_600_000;
 const Q = 900_000;
@@ -85,82 +46,47 @@ describe.each(engines)('meter swaps on %s', (engine) => {
 
   /** One 15-minute rollup bucket of `point` starting at `startMs` (first = last = `value`). */
   async function quarter(deviceId: number, startMs: number, point: string, value: number) {
-    const at = sql`to_timestamp(${startMs / 1000})`;
-    await db.execute(sql`
-      INSERT INTO telemetry_rollup (device_id, bucket_s, bucket_start, point, n, sum, min, max, first_ts, first_value, last_ts, last_value)
-      VALUES (${deviceId}, 900, ${at}, ${point}, 1, ${value}, ${value}, ${value}, ${at}, ${value}, ${at}, ${value})`);
+    await db.insert(telemetryRollup).values(rollupRow(deviceId, point, startMs, [value]));
   }
 
   /** The daily rollup the energy-tier run looks for (a day with data of `point`). */
   async function day(deviceId: number, dayStartMs: number, point: string) {
-    const at = sql`to_timestamp(${dayStartMs / 1000})`;
-    await db.execute(sql`
-      INSERT INTO telemetry_rollup (device_id, bucket_s, bucket_start, point, n, sum, min, max, first_ts, first_value, last_ts, last_value)
-      VALUES (${deviceId}, 86400, ${at}, ${point}, 1, 0, 0, 0, ${at}, 0, ${at}, 0)`);
+    await db.insert(telemetryRollup).values(rollupRow(deviceId, point, dayStartMs, [0], 86400));
   }
 
   /** A site with a meter and a PCS, bound from 2025-06-01 to a self-investment project, a flat tariff. */
-  async function addProject(declareMeter: boolean) {
-    const investor = await addCompanyUnder(db, { type: 'investor', parentId: companyId });
-    const code = unique('SW').slice(0, 30);
-    const [s] = await db
-      .insert(site)
-      .values({ companyId, code, name: unique('换表站'), timezone: 'Asia/Shanghai' })
-      .returning({ id: site.id });
-    const [ems] = await db
-      .insert(device)
-      .values({ companyId, siteId: s!.id, sn: `${code}-EMS`, type: 'ems' })
-      .returning({ id: device.id });
-    const [meter] = await db
-      .insert(device)
-      .values({ companyId, siteId: s!.id, gatewayId: ems!.id, sn: `${code}-MTR`, type: 'meter' })
-      .returning({ id: device.id });
-    const [pcs] = await db
-      .insert(device)
-      .values({ companyId, siteId: s!.id, gatewayId: ems!.id, sn: `${code}-PCS`, type: 'pcs' })
-      .returning({ id: device.id });
-    const [p] = await db
-      .insert(project)
-      .values({
-        companyId,
-        name: unique('换表项目'),
-        contractStart: '2025-01-01',
-        contractYears: 10,
-        status: 'in_operation',
-        incomeMode: 'self_investment',
-        ownerSharePct: 20,
-        maintenanceCnyPerMonth: 0,
-        insuranceCnyPerMonth: 0,
-        costBearer: 'investors',
-      })
-      .returning({ id: project.id });
-    await db
-      .insert(projectInvestor)
-      .values({ companyId, projectId: p!.id, investorCompanyId: investor, ratioPct: 80, sort: 1 });
-    await db
-      .insert(projectSite)
-      .values({ companyId, projectId: p!.id, siteId: s!.id, boundFrom: '2025-06-01' });
-    await db.update(device).set({ projectId: p!.id }).where(eq(device.siteId, s!.id));
-    if (declareMeter) {
-      // CT 200/5 = 40, PT 1, the meter reads the secondary side: × 40.
-      await db.insert(projectMeter).values({
-        companyId,
-        projectId: p!.id,
-        deviceId: meter!.id,
-        ctRatio: 40,
-        ptRatio: 1,
-        readsSecondary: true,
-      });
-    }
-    await db.insert(siteTariff).values({
+  async function addProject(declareStorageMeter: boolean) {
+    const { projectId } = await addSelfInvestmentProject(db, {
       companyId,
-      siteId: s!.id,
-      effectiveFrom: '2025-01-01',
-      schemeName: 'flat',
-      schemeVersion: 1,
-      document: flatDoc,
+      ownerSharePct: 20,
+      investorRatiosPct: [80],
+      name: unique('换表项目'),
     });
-    return { projectId: p!.id, siteId: s!.id, meterId: meter!.id, pcsId: pcs!.id, investor };
+    const { siteId, code } = await addFlatSite(db, {
+      companyId,
+      projectId,
+      codePrefix: 'SW',
+      name: unique('换表站'),
+    });
+    const ems = await addSiteDevice(db, { companyId, siteId, sn: `${code}-EMS`, type: 'ems' });
+    const meterId = await addSiteDevice(db, {
+      companyId,
+      siteId,
+      gatewayId: ems,
+      sn: `${code}-MTR`,
+      type: 'meter',
+    });
+    const pcsId = await addSiteDevice(db, {
+      companyId,
+      siteId,
+      gatewayId: ems,
+      sn: `${code}-PCS`,
+      type: 'pcs',
+    });
+    await db.update(device).set({ projectId }).where(eq(device.siteId, siteId));
+    // CT 200/5 = 40, PT 1, the meter reads the secondary side: × 40.
+    if (declareStorageMeter) await declareMeter(db, { companyId, projectId, deviceId: meterId, ctRatio: 40 });
+    return { projectId, siteId, meterId, pcsId };
   }
 
   /**

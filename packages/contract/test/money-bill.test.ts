@@ -15,6 +15,7 @@ import {
   splitFen,
   type TierKwh,
 } from '../src/money/bill';
+import type { MonthDemand } from '../src/money/demand';
 import { NO_TWO_PART, type TwoPartTariff } from '../src/money/valuation';
 
 const SH = 'Asia/Shanghai';
@@ -365,53 +366,37 @@ describe('leasing', () => {
     expect(bill.totals.distributedCny).toBe(10_199.99);
   });
 
-  it('a contracted-demand basis is not moved by storage: change 0', () => {
-    const bill = computeBill({
+  /**
+   * June 2025 of the lease over one site without meters (no energy; peak at 1 CNY/kWh) on
+   * `twoPart`, whose month's maximum demand with and without storage is `demand`.
+   */
+  const demandOnly = (twoPart: TwoPartTariff, demand: MonthDemand) =>
+    computeBill({
       month: '2025-06',
       contract: leasing,
       sites: [
         site({
-          tariffs: [
-            {
-              from: '2025-01-01',
-              to: null,
-              pricesCnyPerKwh: prices({ peak: 1 }),
-              twoPart: {
-                ...NO_TWO_PART,
-                demandChargeCnyPerKwMonth: 40,
-                demandBasis: 'contracted',
-                contractedDemandKw: 800,
-              },
-            },
-          ],
-          demand: { maxDemandKw: 950, baselineMaxDemandKw: 1200 },
+          tariffs: [{ from: '2025-01-01', to: null, pricesCnyPerKwh: prices({ peak: 1 }), twoPart }],
+          demand,
           meters: [],
         }),
       ],
     });
+
+  it('a contracted-demand basis is not moved by storage: change 0', () => {
+    const bill = demandOnly(
+      { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'contracted', contractedDemandKw: 800 },
+      { maxDemandKw: 950, baselineMaxDemandKw: 1200 },
+    );
     // 40 × 800 = 32,000 either way
     expect(bill.demand[0]).toMatchObject({ baselineCny: 32_000, measuredCny: 32_000, changeCny: 0 });
   });
 
   it('a max-demand basis without a measured demand: the line is there, kW null, 0 CNY, change 0', () => {
-    const bill = computeBill({
-      month: '2025-06',
-      contract: leasing,
-      sites: [
-        site({
-          tariffs: [
-            {
-              from: '2025-01-01',
-              to: null,
-              pricesCnyPerKwh: prices({ peak: 1 }),
-              twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
-            },
-          ],
-          demand: { maxDemandKw: null, baselineMaxDemandKw: null },
-          meters: [],
-        }),
-      ],
-    });
+    const bill = demandOnly(
+      { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
+      { maxDemandKw: null, baselineMaxDemandKw: null },
+    );
     expect(bill.demand).toEqual([
       expect.objectContaining({
         baselineKw: null,

@@ -2,7 +2,8 @@
  * Test support for ToU schemes: a valid scheme document using every kind of plan (the Shanghai
  * general C&I two-part tariff shape: valley charge, peak and sharp discharge, flat idle), dated
  * in the server's current year so that rule 3076 passes, and the server's expected `msg` of a
- * broken rule (catalogue text with `{max}`, then where in the document).
+ * broken rule (catalogue text with `{max}`, then where in the document); the flat two-price scheme
+ * the bill tests price by ({@link FLAT_TOU}).
  */
 import { describeIssuePath, errorMessage, type TouPeriod, type TouSchemeDocument } from '@ess/contract';
 import { touToday } from '../../src/modules/tou/tou-routes';
@@ -79,3 +80,44 @@ export function ruleMsg(
   const where = describeIssuePath(doc, path, lang);
   return where ? `${text}${lang === 'zh' ? '：' : ': '}${where}` : text;
 }
+
+/**
+ * The flat scheme of the bill and meter-swap tests: every day 00:00–12:00 off-peak at 0.3 CNY/kWh
+ * (charge), 12:00–24:00 peak at 1.2 CNY/kWh (discharge), 100 kW, SoC 10–90 %; no weekly, yearly
+ * or exception plans. The hand-computed bills price their kWh at these two prices.
+ */
+export const FLAT_TOU: TouSchemeDocument = {
+  dailyPlans: [
+    {
+      key: 1,
+      name: 'day',
+      periods: [
+        {
+          start: '00:00',
+          end: '12:00',
+          tier: 'off_peak',
+          priceCnyPerKwh: 0.3,
+          action: 'charge',
+          powerKw: 100,
+          socMinPct: 10,
+          socMaxPct: 90,
+        },
+        {
+          start: '12:00',
+          end: '00:00',
+          tier: 'peak',
+          priceCnyPerKwh: 1.2,
+          action: 'discharge',
+          powerKw: 100,
+          socMinPct: 10,
+          socMaxPct: 90,
+        },
+      ],
+    },
+  ],
+  weeklyPlans: [],
+  yearlyPlans: [],
+  exceptionPlans: [],
+  defaultDailyPlanKey: 1,
+  defaultWeeklyPlanKey: null,
+};
