@@ -37,6 +37,7 @@ describe('buildSitePanels (contract)', () => {
     online: true,
     ts: 1_000 + id,
     points,
+    storageMeter: false,
   });
 
   it('derives directions, load and the cell spread; a missing reading stays null', () => {

@@ -1,9 +1,10 @@
 /**
  * The contract's site-figure rule (`@ess/contract` device/site-figures.ts) in SQL: which
  * devices of a site provide its SOC, battery/grid/PV power and charge/discharge registers, and
- * which make its capacity and rated power. Built from the contract's tables, so the fleet figures
- * (dashboard, site list, site monitoring, big screens, live push), the registry and ToU screens
- * and the console's own `siteFigures` cannot disagree about who provides a figure.
+ * which make its capacity and rated power; a project's declared storage meter provides none
+ * ({@link isStorageMeterSql}). Built from the contract's tables, so the fleet figures (dashboard,
+ * site list, site monitoring, big screens, live push), the registry and ToU screens and the
+ * console's own `siteFigures` cannot disagree about who provides a figure.
  */
 import {
   SITE_CAPACITY_TYPES,
@@ -15,12 +16,25 @@ import {
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 
 /**
+ * Whether the device whose id is the SQL expression or column `deviceId` (e.g. `sql\`d.id\``) is
+ * a storage meter a project declares (a row of `project_meter`, issue 17 item 1): the contract's
+ * `FigureDevice.storageMeter`, which the answers handing device lists to the console's
+ * `siteFigures` carry. A boolean expression.
+ */
+export function isStorageMeterSql(deviceId: SQLWrapper): SQL<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM project_meter pm WHERE pm.device_id = ${deviceId})`;
+}
+
+/**
  * A subquery of the devices providing each figure at each site: for each site of `siteIds` (a
  * query answering one column of site ids) and each of `figures`, the site's devices of the first
- * source type it has, each with the source's point. Columns: `site_id`, `figure` (a
- * {@link SiteFigure}), `device_id`, `point`; one row per device and figure (a device/point pair
- * belongs to one figure at most). Join the latest values or the rollups on (device_id, point): a
- * device that has not reported the point adds nothing. Use as `FROM ${figureSourcesSql(…)} src`.
+ * source type it has, each with the source's point. A storage meter a project declares
+ * ({@link isStorageMeterSql}) is left out before the ranking: it provides no figure, and a site
+ * whose only meter is a storage meter ranks its gateway first for the grid (`grid_kw`). Columns:
+ * `site_id`, `figure` (a {@link SiteFigure}), `device_id`, `point`; one row per device and figure
+ * (a device/point pair belongs to one figure at most). Join the latest values or the rollups on
+ * (device_id, point): a device that has not reported the point adds nothing. Use as
+ * `FROM ${figureSourcesSql(…)} src`.
  */
 export function figureSourcesSql(siteIds: SQL, figures: readonly SiteFigure[] = SITE_FIGURES): SQL {
   const sources = figures.flatMap((figure) =>
@@ -34,6 +48,7 @@ export function figureSourcesSql(siteIds: SQL, figures: readonly SiteFigure[] = 
              min(src.src_rank) OVER (PARTITION BY d.site_id, src.figure) AS first_rank
       FROM (VALUES ${sql.join(sources, sql`, `)}) AS src(figure, src_rank, device_type, point)
       JOIN device d ON d.type = src.device_type AND d.site_id IN (${siteIds})
+      WHERE NOT ${isStorageMeterSql(sql`d.id`)}
     ) ranked WHERE src_rank = first_rank)`;
 }
 

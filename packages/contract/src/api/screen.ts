@@ -133,6 +133,8 @@ export const screenDeviceSchema = z.object({
   /** Latest reading: time and points (docs/device-protocol.md "Points"); null when none. */
   ts: z.number().int().nullable(),
   points: z.record(z.string(), z.number()),
+  /** A meter a project declares as its storage meter: no site figure (device/site-figures.ts `FigureDevice.storageMeter`). */
+  storageMeter: z.boolean(),
   /** BMS cell arrays in cell order (cell n = index n − 1) and their time. */
   cells: z.object({ u_v: z.array(z.number()).optional(), t_c: z.array(z.number()).optional() }).nullable(),
   cellsTs: z.number().int().nullable(),
@@ -176,7 +178,7 @@ export const screenSiteResponse = z.object({
     online: z.boolean(),
   }),
   devices: z.array(screenDeviceSchema),
-  /** Site-local today: PCS charge/discharge, meter import/export, PV yield (kWh). */
+  /** Site-local today: PCS charge/discharge, grid meters' import/export (not a declared storage meter's), PV yield (kWh). */
   today: z.object({
     chargeKwh: z.number(),
     dischargeKwh: z.number(),

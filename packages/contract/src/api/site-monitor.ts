@@ -63,6 +63,11 @@ export const siteDetailDeviceSchema = z.object({
   ts: z.number().int().nullable(),
   /** Latest value of every point (docs/device-protocol.md "Points"). */
   points: z.record(z.string(), z.number()),
+  /**
+   * A meter a project declares as its storage meter: it provides no site figure
+   * (device/site-figures.ts `FigureDevice.storageMeter`); its panel still shows its readings.
+   */
+  storageMeter: z.boolean(),
 });
 export type SiteDetailDevice = z.infer<typeof siteDetailDeviceSchema>;
 

@@ -22,6 +22,7 @@ import type { Db } from '../../core/db/database';
 import { rowsOf } from '../../core/db/rows';
 import { ApiError } from '../../core/http/api-error';
 import type { FleetSnapshot } from '../../devices/fleet-snapshot';
+import { isStorageMeterSql } from '../../devices/site-figures';
 
 interface SitePlace {
   id: number;
@@ -58,8 +59,9 @@ export class SiteMonitorService {
   }
 
   /**
-   * One site: its status row, its devices (by id) with their latest points, and the panels
-   * built from them ({@link buildSitePanels}). 3036 when the site is not in scope or absent.
+   * One site: its status row, its devices (by id) with their latest points and whether each is a
+   * declared storage meter (no site figure, {@link isStorageMeterSql}), and the panels built from
+   * them ({@link buildSitePanels}). 3036 when the site is not in scope or absent.
    */
   async site(scope: CompanyScope, siteId: number): Promise<SiteMonitorDetail> {
     const places = await this.places(scope, siteId);
@@ -78,7 +80,8 @@ export class SiteMonitorService {
     const result = await this.db.execute(sql`
       SELECT d.id, d.sn, d.type, d.model,
              coalesce(g.online, d.online) AS online,
-             (extract(epoch FROM l.ts) * 1000)::bigint AS ts, l.points
+             (extract(epoch FROM l.ts) * 1000)::bigint AS ts, l.points,
+             ${isStorageMeterSql(sql`d.id`)} AS storage_meter
       FROM device d
       LEFT JOIN device g ON g.id = d.gateway_id
       LEFT JOIN device_latest l ON l.device_id = d.id
@@ -92,6 +95,7 @@ export class SiteMonitorService {
       online: Boolean(r.online),
       ts: r.ts === null || r.ts === undefined ? null : Number(r.ts),
       points: parsePoints(r.points),
+      storageMeter: r.storage_meter === true,
     }));
     return { site, devices, panels: buildSitePanels(devices) };
   }

@@ -45,7 +45,7 @@ import { ApiError } from '../../core/http/api-error';
 import { activeAlarmsSql } from '../../devices/active-alarms';
 import { dailyEnergySql, ENERGY_POINTS } from '../../devices/daily-energy';
 import type { FleetSnapshot } from '../../devices/fleet-snapshot';
-import { figureSourcesSql } from '../../devices/site-figures';
+import { figureSourcesSql, isStorageMeterSql } from '../../devices/site-figures';
 import { revenueSoFar } from '../../devices/tier-energy';
 
 /** The public answer is computed at most this often (a wall display polls; so may anyone). */
@@ -338,6 +338,7 @@ export class ScreenService {
                (extract(epoch FROM d.created_at) * 1000)::bigint AS created_at,
                (extract(epoch FROM l.ts) * 1000)::bigint AS ts, l.points, l.cells,
                (extract(epoch FROM l.cells_ts) * 1000)::bigint AS cells_ts,
+               ${isStorageMeterSql(sql`d.id`)} AS storage_meter,
                (SELECT (extract(epoch FROM min(r.bucket_start)) * 1000)::bigint FROM telemetry_rollup r
                  WHERE r.device_id = d.id AND r.bucket_s = 86400) AS first_data_at
         FROM device d LEFT JOIN device g ON g.id = d.gateway_id
@@ -360,6 +361,7 @@ export class ScreenService {
         firstDataAt: numOrNull(r.first_data_at),
         ts: numOrNull(r.ts),
         points: (r.points ?? {}) as Record<string, number>,
+        storageMeter: r.storage_meter === true,
         cells: (r.cells ?? null) as ScreenDevice['cells'],
         cellsTs: numOrNull(r.cells_ts),
       }),
@@ -400,7 +402,9 @@ export class ScreenService {
 
   /**
    * Today's energies of a site per register (site-local day): charged/discharged from the
-   * registers the site-figure rule names, imported/exported from meters, produced from PV.
+   * registers the site-figure rule names, imported/exported from the grid meters (a project's
+   * declared storage meter meters the battery, not the grid: {@link isStorageMeterSql}),
+   * produced from PV.
    */
   private async siteToday(siteId: number, timezone: string) {
     const rows = rowsOf<Record<string, unknown>>(
@@ -413,7 +417,8 @@ export class ScreenService {
           from: sql`date_trunc('day', now() AT TIME ZONE dv.timezone) AT TIME ZONE dv.timezone`,
         })} e JOIN device d ON d.id = e.device_id
         WHERE EXISTS (SELECT 1 FROM src WHERE src.device_id = e.device_id AND src.point = e.point) OR
-              (d.type = 'meter' AND e.point IN ('e_import_total_kwh', 'e_export_total_kwh')) OR
+              (d.type = 'meter' AND e.point IN ('e_import_total_kwh', 'e_export_total_kwh')
+               AND NOT ${isStorageMeterSql(sql`d.id`)}) OR
               (d.type = 'pv' AND e.point = 'e_total_kwh')
         GROUP BY e.point`),
     );
