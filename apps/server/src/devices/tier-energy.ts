@@ -12,6 +12,11 @@
  *   gateway-only site), × 1. The demo fleet's meter (`MTR-…`) is the site's grid meter (load, PV
  *   and battery together), not a storage meter, so the demo prices its PCS registers.
  *
+ * Conversely a declared storage meter is never the site's grid meter: the site-figure rule leaves
+ * it out of every figure (contract device/site-figures.ts `FigureDevice.storageMeter`, SQL
+ * `figureSourcesSql`), so grid power and the bills' maximum demand read the site's other meters,
+ * else its gateway's `grid_kw`.
+ *
  * Energy of a period `[start, end)` (README "Metering": reading difference × CT × PT):
  * - `registers`: the cumulative registers read at both bounds from the 15-minute rollups — the
  *   reading at bound t is the last value of the quarter hour ending at t, else the first value of
