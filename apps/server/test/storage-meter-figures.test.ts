@@ -22,39 +22,20 @@ import {
   screenSiteResponse,
   siteFigures,
   siteMonitorDetailResponse,
-  type TouSchemeDocument,
 } from '@ess/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { rowsOf } from '../src/core/db/rows';
-import { device, deviceLatest, site, siteTariff, telemetryRollup } from '../src/core/db/schema';
+import { deviceLatest, site, siteTariff, telemetryRollup } from '../src/core/db/schema';
 import { call, signIn } from './support/client';
 import { addRole, addStaff, conforms, unique } from './support/fixtures';
 import { addCompanyUnder } from './support/org';
+import { addSiteDevice, rollupRow } from './support/project';
 import { createTestApp, engines, type TestContext } from './support/test-app';
+import { FLAT_TOU } from './support/tou';
 
 const ZONE = 'Asia/Shanghai';
-
-const limits = { powerKw: 100, socMinPct: 10, socMaxPct: 90 };
-/** Two periods a day; the two-part charge is what this test is about. */
-const doc: TouSchemeDocument = {
-  dailyPlans: [
-    {
-      key: 1,
-      name: 'day',
-      periods: [
-        { start: '00:00', end: '12:00', tier: 'off_peak', priceCnyPerKwh: 0.3, action: 'charge', ...limits },
-        { start: '12:00', end: '00:00', tier: 'peak', priceCnyPerKwh: 1.2, action: 'discharge', ...limits },
-      ],
-    },
-  ],
-  weeklyPlans: [],
-  yearlyPlans: [],
-  exceptionPlans: [],
-  defaultDailyPlanKey: 1,
-  defaultWeeklyPlanKey: null,
-};
 
 describe.each(engines)('a declared storage meter is not the grid meter on %s', (engine) => {
   let ctx: TestContext;
@@ -68,15 +49,13 @@ describe.each(engines)('a declared storage meter is not the grid meter on %s', (
 
   const api = (path: string, body: object) => call(ctx.app, path, body, { token });
 
-  async function addDevice(siteId: number, type: string, gatewayId: number | null) {
-    const [row] = await db
-      .insert(device)
-      .values({ companyId, siteId, sn: unique(type.toUpperCase()), type, gatewayId, online: true })
-      .returning({ id: device.id });
-    return row!.id;
-  }
+  const addDevice = (siteId: number, type: string, gatewayId?: number) =>
+    addSiteDevice(db, { companyId, siteId, type, sn: unique(type.toUpperCase()), gatewayId });
 
-  /** A site with a gateway and a PCS on a flat tariff with a max-demand charge of 40 CNY/kW·month. */
+  /**
+   * A site with a gateway and a PCS on the bill tests' two-price scheme ({@link FLAT_TOU}) with a
+   * max-demand charge of 40 CNY/kW·month.
+   */
   async function addSite() {
     const [s] = await db
       .insert(site)
@@ -88,10 +67,10 @@ describe.each(engines)('a declared storage meter is not the grid meter on %s', (
       effectiveFrom: '2025-01-01',
       schemeName: 'flat two-part',
       schemeVersion: 1,
-      document: doc,
+      document: FLAT_TOU,
       twoPart: { ...NO_TWO_PART, demandChargeCnyPerKwMonth: 40, demandBasis: 'max_demand' },
     });
-    const ems = await addDevice(s!.id, 'ems', null);
+    const ems = await addDevice(s!.id, 'ems');
     return { siteId: s!.id, ems, pcs: await addDevice(s!.id, 'pcs', ems) };
   }
 
@@ -120,23 +99,8 @@ describe.each(engines)('a declared storage meter is not the grid meter on %s', (
     db.insert(deviceLatest).values({ deviceId, ts: new Date(Date.now() - 5_000), points });
 
   /** A 15-minute rollup of `point` of `deviceId` at Shanghai wall time `local` (`YYYY-MM-DDTHH:mm`), one sample. */
-  const quarter = (deviceId: number, local: string, value: number, point = 'p_kw') => {
-    const at = new Date(`${local}:00+08:00`);
-    return {
-      deviceId,
-      bucketS: 900,
-      bucketStart: at,
-      point,
-      n: 1,
-      sum: value,
-      min: value,
-      max: value,
-      firstTs: at,
-      firstValue: value,
-      lastTs: at,
-      lastValue: value,
-    };
-  };
+  const quarter = (deviceId: number, local: string, value: number, point = 'p_kw') =>
+    rollupRow(deviceId, point, Date.parse(`${local}:00+08:00`), [value]);
 
   beforeAll(async () => {
     ctx = await createTestApp(engine);
@@ -228,20 +192,7 @@ describe.each(engines)('a declared storage meter is not the grid meter on %s', (
       ] as const) {
         await db
           .insert(telemetryRollup)
-          .values({
-            deviceId,
-            bucketS: 86_400,
-            bucketStart: midnight,
-            point: 'e_import_total_kwh',
-            n: 2,
-            sum: first + last,
-            min: first,
-            max: last,
-            firstTs: midnight,
-            firstValue: first,
-            lastTs: midnight,
-            lastValue: last,
-          })
+          .values(rollupRow(deviceId, 'e_import_total_kwh', midnight.getTime(), [first, last], 86_400))
           .onConflictDoNothing();
       }
       const answer = await api(endpoints.screen.site.path, { siteId: both.siteId });
