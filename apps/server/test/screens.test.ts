@@ -343,6 +343,9 @@ describe.each(engines)('big screens on %s', (engine) => {
         release = r;
       });
       const first = [screens.publicCockpit(), screens.publicCockpit(), screens.publicCockpit()];
+      // Wait for the build to start (it reads the fleet's time base first, a database call of
+      // any length on a busy machine), then give the other callers time to start their own.
+      await vi.waitFor(() => expect(builds).toBeGreaterThanOrEqual(1));
       await new Promise((r) => setTimeout(r, 20));
       expect(builds).toBe(1);
       release();
@@ -361,6 +364,7 @@ describe.each(engines)('big screens on %s', (engine) => {
       expect(await screens.publicCockpit()).toBe(answers[0]);
       clock += PUBLIC_CACHE_MS * 10; // the refresh is slow: still no second build
       expect(await screens.publicCockpit()).toBe(answers[0]);
+      await vi.waitFor(() => expect(builds).toBeGreaterThanOrEqual(2));
       await new Promise((r) => setTimeout(r, 20));
       expect(builds).toBe(2);
       release();
