@@ -73,8 +73,18 @@ async function lastPointTooltip(chart: Locator): Promise<string> {
     await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
     return (await tooltip.isVisible()) ? (await tooltip.innerText()).trim().split('\n')[0]! : '';
   };
-  await expect.poll(head, { timeout: 20_000, interval: 500 }).toMatch(/\d{2}:\d{2}/);
-  return head();
+  // The text the poll saw: hovering again may find the tooltip between two redraws (empty).
+  let seen = '';
+  await expect
+    .poll(
+      async () => {
+        seen = await head();
+        return seen;
+      },
+      { timeout: 20_000, interval: 500 },
+    )
+    .toMatch(/\d{2}:\d{2}/);
+  return seen;
 }
 
 describe('times of a Shanghai site with the browser in UTC', () => {

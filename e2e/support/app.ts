@@ -166,6 +166,34 @@ export async function switchLanguageReloaded(page: Page, lang: 'zh' | 'en'): Pro
   await page.waitForLoadState('load');
 }
 
+/**
+ * Every antd message (toast) text the page shows from now on, across reloads, in the order shown.
+ * For a toast the page may reload away before a locator sees it (the language switch shows its
+ * message, then reloads after 800 ms).
+ */
+export async function recordToasts(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  await page.exposeFunction('e2eToastSeen', (text: string) => {
+    seen.push(text);
+  });
+  const watch = () => {
+    const report = () => {
+      for (const n of Array.from(document.querySelectorAll<HTMLElement>('.ant-message-notice'))) {
+        const text = n.textContent ?? '';
+        if (text && n.dataset.e2eSeen !== text) {
+          n.dataset.e2eSeen = text;
+          (window as unknown as { e2eToastSeen: (t: string) => void }).e2eToastSeen(text);
+        }
+      }
+    };
+    new MutationObserver(report).observe(document, { childList: true, subtree: true, characterData: true });
+    report();
+  };
+  await page.addInitScript(watch);
+  await page.evaluate(watch);
+  return seen;
+}
+
 /** The visible antd message (toast) with this text. */
 export function toast(page: Page, text: string) {
   return page.locator('.ant-message-notice').filter({ hasText: text });
