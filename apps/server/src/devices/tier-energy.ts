@@ -128,18 +128,13 @@ export async function storageMeters(db: Db, siteIds: readonly number[]): Promise
     siteIds.map((id) => sql`${id}::int`),
     sql`, `,
   );
-  const hasProjectMeter = rowsOf<{ ok: boolean }>(
-    await db.execute(sql`SELECT to_regclass('project_meter') IS NOT NULL AS ok`),
-  )[0]?.ok;
-  const declared = hasProjectMeter
-    ? rowsOf<Record<string, unknown>>(
-        await db.execute(sql`
-          SELECT DISTINCT ON (d.id) d.id AS device_id, s.id AS site_id, s.company_id, s.timezone,
-                 CASE WHEN pm.reads_secondary THEN pm.ct_ratio::float8 * pm.pt_ratio::float8 ELSE 1 END AS multiplier
-          FROM project_meter pm JOIN device d ON d.id = pm.device_id JOIN site s ON s.id = d.site_id
-          WHERE s.id IN (${ids}) ORDER BY d.id, pm.id DESC`),
-      )
-    : [];
+  const declared = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      SELECT DISTINCT ON (d.id) d.id AS device_id, s.id AS site_id, s.company_id, s.timezone,
+             CASE WHEN pm.reads_secondary THEN pm.ct_ratio::float8 * pm.pt_ratio::float8 ELSE 1 END AS multiplier
+      FROM project_meter pm JOIN device d ON d.id = pm.device_id JOIN site s ON s.id = d.site_id
+      WHERE s.id IN (${ids}) ORDER BY d.id, pm.id DESC`),
+  );
   const out: StorageMeter[] = declared.map((r) => ({
     siteId: numOrZero(r.site_id),
     companyId: numOrZero(r.company_id),

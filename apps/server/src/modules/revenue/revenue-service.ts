@@ -94,13 +94,11 @@ export class RevenueService {
         sql`SELECT id, name, code, timezone FROM site WHERE ${inScopeSql(scope, 'company_id')} ORDER BY code`,
       ),
     );
-    const projects = (await this.hasProjects())
-      ? rowsOf<Record<string, unknown>>(
-          await this.db.execute(
-            sql`SELECT id, name FROM project WHERE ${inScopeSql(scope, 'company_id')} ORDER BY name`,
-          ),
-        )
-      : [];
+    const projects = rowsOf<Record<string, unknown>>(
+      await this.db.execute(
+        sql`SELECT id, name FROM project WHERE ${inScopeSql(scope, 'company_id')} ORDER BY name`,
+      ),
+    );
     const companies = rowsOf<Record<string, unknown>>(
       await this.db.execute(
         sql`SELECT c.id, c.name FROM company c WHERE ${inScopeSql(scope, 'c.id')}
@@ -262,13 +260,6 @@ export class RevenueService {
     };
   }
 
-  private async hasProjects(): Promise<boolean> {
-    const [row] = rowsOf<{ ok: boolean }>(
-      await this.db.execute(sql`SELECT to_regclass('project_site') IS NOT NULL AS ok`),
-    );
-    return row?.ok === true;
-  }
-
   /** The target's name and the sites it counts (errors: 3036, 7001, 6000). */
   private async target(
     scope: CompanyScope,
@@ -294,13 +285,11 @@ export class RevenueService {
       return { name: String(rows[0].name), sites: rows.map(siteRow) };
     }
     if (kind === 'project') {
-      const project = (await this.hasProjects())
-        ? rowsOf<Record<string, unknown>>(
-            await this.db.execute(
-              sql`SELECT id, name FROM project WHERE id = ${id} AND ${inScopeSql(scope, 'company_id')}`,
-            ),
-          )[0]
-        : undefined;
+      const [project] = rowsOf<Record<string, unknown>>(
+        await this.db.execute(
+          sql`SELECT id, name FROM project WHERE id = ${id} AND ${inScopeSql(scope, 'company_id')}`,
+        ),
+      );
       if (!project) throw new ApiError(ErrorCode.PROJECT_NOT_FOUND);
       const rows = rowsOf<Record<string, unknown>>(
         await this.db.execute(sql`
