@@ -2,14 +2,25 @@
  * Monthly bills (design §6 "monthly bills: 100 projects drafted ≤ 2 s"; issue 17 item 5): on a
  * fresh database (PGlite in the process, or a new PostgreSQL database dropped after),
  * {@link BILL_PROJECTS} projects in operation — self-investment, owner 40 % and two investors
- * 35 % / 25 %, one Asia/Shanghai site each with one storage meter (CT 40, secondary side) and a
- * four-tier tariff version — and each meter's energy per ToU period for July 2025 (31 days × 8
- * periods, as the `energy-tier` task stores it). Then the `bill-draft` task's work
- * (`BillService.draftAll` at 2025-08-01 12:00 UTC: last month of every project in operation):
- * first as new drafts, then again (each draft recomputed in place). Prints wall time, time per
- * project and the lines per bill.
+ * 35 % / 25 %, one Asia/Shanghai site each with a grid meter, a PCS and one declared storage
+ * meter (CT 40, secondary side) and a four-tier tariff version — and each storage meter's energy
+ * per ToU period for July 2025 (31 days × 8 periods, as the `energy-tier` task stores it).
+ *
+ * With `history`, each site also has the 15-minute rollups (`telemetry_rollup`, bucket 900 s,
+ * written by one `INSERT … SELECT` over `generate_series`; not timed) of the points a bill reads —
+ * the grid meter's and the PCS's `p_kw` (the maximum demand, devices/site-demand.ts) and the
+ * storage meter's `e_import_total_kwh` / `e_export_total_kwh` (the registers the `energy-tier`
+ * task prices, devices/tier-energy.ts) — for July and the {@link BILL_HISTORY_MONTHS} − 1 months
+ * before it (4 × 2,976 rows a site for July), as a site in operation has them: a month stored
+ * before the billed one shows whether the demand read stays within the month. Without history the
+ * demand query finds nothing, which is cheaper than any real month.
+ *
+ * Then the `bill-draft` task's work (`BillService.draftAll` at 2025-08-01 12:00 UTC: last month
+ * of every project in operation): first as new drafts, then again (each draft recomputed in
+ * place). Prints wall time, time per project and the lines per bill.
  */
 import type { TouSchemeDocument, TouTier } from '@ess/contract';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../apps/server/src/core/db/database';
 import {
   company,
@@ -27,6 +38,9 @@ import { freshDatabase } from './device-ingest';
 
 /** Projects drafted (BENCH_BILL_PROJECTS). */
 export const BILL_PROJECTS = Number(process.env.BENCH_BILL_PROJECTS ?? 100);
+
+/** Months of 15-minute rollups a site has with history, ending with the billed July (BENCH_BILL_HISTORY_MONTHS). */
+export const BILL_HISTORY_MONTHS = Number(process.env.BENCH_BILL_HISTORY_MONTHS ?? 2);
 
 /** The ToU day of every site: 8 periods, four tiers (hours local). */
 const DAY: { start: number; end: number; tier: TouTier; price: number }[] = [
@@ -73,8 +87,12 @@ const DOC: TouSchemeDocument = {
 
 export interface BillFigures {
   engine: 'pglite' | 'postgres';
+  /** Whether the sites had July's 15-minute rollups ({@link seedBillHistory}). */
+  history: boolean;
   projects: number;
   periodRows: number;
+  /** 15-minute rollup rows written (0 without history). */
+  rollupRows: number;
   linesPerBill: number;
   /** First run: every bill a new draft. */
   firstMs: number;
@@ -84,11 +102,13 @@ export interface BillFigures {
   failed: number;
 }
 
-export async function benchBills(postgresUrl: string | undefined): Promise<BillFigures> {
+export async function benchBills(postgresUrl: string | undefined, history: boolean): Promise<BillFigures> {
   const { database, drop } = await freshDatabase(postgresUrl);
   const { db } = database;
   try {
-    const periodRows = await seedBillProjects(db, BILL_PROJECTS);
+    const { periodRows, sites } = await seedBillProjects(db, BILL_PROJECTS);
+    const rollupRows = history ? await seedBillHistory(db, sites) : 0;
+    if (postgresUrl) await db.execute(sql`ANALYZE`);
     const service = new BillService(db);
     const at = Date.UTC(2025, 7, 1, 12);
     let t = performance.now();
@@ -101,8 +121,10 @@ export async function benchBills(postgresUrl: string | undefined): Promise<BillF
     const detail = one ? await service.detail({ all: true }, one.id) : null;
     return {
       engine: postgresUrl ? 'postgres' : 'pglite',
+      history,
       projects: first.drafted,
       periodRows,
+      rollupRows,
       linesPerBill: detail?.document.lines.length ?? 0,
       firstMs: Math.round(firstMs),
       againMs: Math.round(againMs),
@@ -114,11 +136,22 @@ export async function benchBills(postgresUrl: string | undefined): Promise<BillF
   }
 }
 
+/** The devices of a bench site: its grid meter, its PCS and its declared storage meter. */
+export interface BillBenchSite {
+  siteId: number;
+  gridMeterId: number;
+  pcsId: number;
+  storageMeterId: number;
+}
+
 /**
  * {@link BILL_PROJECTS}-style fixture: `count` projects of a new company (see the module note),
- * with July 2025's stored ToU periods; answers the number of period rows written.
+ * with July 2025's stored ToU periods; answers the number of period rows written and the sites.
  */
-export async function seedBillProjects(db: Db, count: number): Promise<number> {
+export async function seedBillProjects(
+  db: Db,
+  count: number,
+): Promise<{ periodRows: number; sites: BillBenchSite[] }> {
   const [co] = await db
     .insert(company)
     .values({ type: 'agent', name: 'bench bills', status: 'enabled' })
@@ -132,6 +165,7 @@ export async function seedBillProjects(db: Db, count: number): Promise<number> {
     ])
     .returning({ id: company.id });
   let periodRows = 0;
+  const sites: BillBenchSite[] = [];
   for (let i = 0; i < count; i++) {
     const [s] = await db
       .insert(site)
@@ -141,6 +175,14 @@ export async function seedBillProjects(db: Db, count: number): Promise<number> {
       .insert(device)
       .values({ companyId, siteId: s!.id, sn: `BENCH-MTR-${i}`, type: 'meter' })
       .returning({ id: device.id });
+    const [grid, pcs] = await db
+      .insert(device)
+      .values([
+        { companyId, siteId: s!.id, sn: `BENCH-GRID-${i}`, type: 'meter' },
+        { companyId, siteId: s!.id, sn: `BENCH-PCS-${i}`, type: 'pcs' },
+      ])
+      .returning({ id: device.id });
+    sites.push({ siteId: s!.id, gridMeterId: grid!.id, pcsId: pcs!.id, storageMeterId: meter!.id });
     const [p] = await db
       .insert(project)
       .values({
@@ -221,5 +263,64 @@ export async function seedBillProjects(db: Db, count: number): Promise<number> {
     periodRows += rows.length;
   }
 
-  return periodRows;
+  return { periodRows, sites };
+}
+
+/**
+ * The 15-minute rollups of `sites` (module note) from the start of the `months` − 1 months before
+ * July 2025 to the end of July (Asia/Shanghai, UTC+8), in one `INSERT … SELECT`: 15 samples a
+ * quarter (a reading a minute). Site-local hour h: the battery (PCS `p_kw`, + = discharging)
+ * charges 80 kW in the off-peak hours and discharges 90 kW in the peak and sharp ones (the
+ * bench's ToU day); the load follows a day curve of 110–234 kW that varies by day and site, and
+ * the grid meter's `p_kw` (+ = import) is load − battery. The storage meter's registers rise by
+ * 0.5 and 0.4 secondary kWh a quarter. Answers the rows written.
+ */
+export async function seedBillHistory(
+  db: Db,
+  sites: readonly BillBenchSite[],
+  months = BILL_HISTORY_MONTHS,
+): Promise<number> {
+  if (sites.length === 0) return 0;
+  const firstMs = Date.UTC(2025, 7 - months, 1) - 8 * 3_600_000;
+  const endMs = Date.UTC(2025, 7, 1) - 8 * 3_600_000;
+  const series = sql.join(
+    sites.flatMap((s, k) => [
+      sql`(${s.gridMeterId}::int, 'p_kw', 'grid', ${k}::int)`,
+      sql`(${s.pcsId}::int, 'p_kw', 'battery', ${k}::int)`,
+      sql`(${s.storageMeterId}::int, 'e_import_total_kwh', 'import', ${k}::int)`,
+      sql`(${s.storageMeterId}::int, 'e_export_total_kwh', 'export', ${k}::int)`,
+    ]),
+    sql`, `,
+  );
+  await db.execute(sql`
+    WITH s(device_id, point, role, k) AS (VALUES ${series}),
+    q AS (
+      SELECT b, i - 1 AS i, extract(hour FROM b AT TIME ZONE 'Asia/Shanghai')::int AS h
+      FROM generate_series(${new Date(firstMs).toISOString()}::timestamptz,
+                           ${new Date(endMs - 900_000).toISOString()}::timestamptz,
+                           interval '15 minutes') WITH ORDINALITY AS g(b, i)
+    ),
+    v AS (
+      SELECT s.device_id, s.point, q.b,
+             s.role IN ('import', 'export') AS is_register,
+             CASE s.role
+               WHEN 'import' THEN 10000 + s.k + 0.5 * q.i
+               WHEN 'export' THEN 9000 + s.k + 0.4 * q.i
+               WHEN 'grid' THEN load_kw - battery_kw
+               ELSE battery_kw
+             END AS kw
+      FROM s CROSS JOIN q
+      CROSS JOIN LATERAL (SELECT
+        CASE WHEN q.h < 8 OR q.h BETWEEN 14 AND 16 THEN -80
+             WHEN q.h BETWEEN 10 AND 11 OR q.h BETWEEN 17 AND 20 THEN 90
+             ELSE 0 END::float8 AS battery_kw,
+        (160 + 50 * sin(2 * pi() * (q.i % 96 - 36) / 96.0) + 6 * ((q.i / 96 * 7 + s.k) % 5))::float8 AS load_kw
+      ) f
+    )
+    INSERT INTO telemetry_rollup (device_id, bucket_s, bucket_start, point, n, sum, min, max,
+                                  first_ts, first_value, last_ts, last_value)
+    SELECT device_id, 900, b, point, 15, 15 * kw, kw - CASE WHEN is_register THEN 0 ELSE 3 END,
+           kw + CASE WHEN is_register THEN 0 ELSE 3 END, b, kw, b + interval '14 minutes', kw
+    FROM v`);
+  return sites.length * 4 * ((endMs - firstMs) / 900_000);
 }
