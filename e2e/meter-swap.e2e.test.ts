@@ -26,7 +26,7 @@ import { launchBrowser, newPage } from './support/browser';
 let browser: Browser;
 let session: ApiSession;
 /** The project and meter of the first test, for the screenshot walk. */
-let recorded: { projectId: number; meterId: number } | undefined;
+let recorded: { projectId: number; meterId: number; siteId: number } | undefined;
 
 const call = <T>(path: string, body: object) =>
   api<T>(
@@ -148,7 +148,25 @@ describe('meter swap', () => {
     expect(meter!.swaps.map((s) => [s.swappedAt, s.oldCtRatio, s.newSerial])).toEqual([
       [at, 40, 'NEW-E2E-2'],
     ]);
-    recorded = { projectId: id, meterId };
+    recorded = { projectId: id, meterId, siteId: free!.id };
+    await context.close();
+  });
+
+  it('site monitoring tags the declared storage meter (it is not the site’s grid meter)', async () => {
+    expect(recorded, 'the first test declared the meter').toBeDefined();
+    const { meterId, siteId } = recorded!;
+    const { page, context } = await newPage(browser, DESKTOP);
+    onTestFailed(() => screenshot(page, 'storage-meter-tag-failed'));
+    // The detail the operator drilled into (kept for the tab in session storage).
+    await context.addInitScript((id) => sessionStorage.setItem('ess.zdjkshow.site', String(id)), siteId);
+    await openSignedIn(page, '/zdjkshow', { lang: 'zh' });
+    const tag = page.getByTestId(`panel-meter-${meterId}`).getByTestId(`storage-meter-${meterId}`);
+    await tag.waitFor({ timeout: 30_000 });
+    expect(await tag.innerText()).toBe('储能计量表');
+    if (SCREENSHOTS_ON) {
+      await tag.scrollIntoViewIfNeeded();
+      await screenshot(page, 'site-monitor-storage-meter-zh-1440');
+    }
     await context.close();
   });
 

@@ -4,8 +4,10 @@
  * device did not report shows "—". The EMS card lists the gateway's own points (a gateway-only
  * site has only this card) labelled by the contract's point table (`pointLabel`, `pointUnit`).
  * Values come from the site detail (device_latest) and follow the live `device:<id>` channels.
+ * A meter a project declares as its storage meter is tagged so (it is no source of the site's
+ * grid power: contract site-figure rule).
  * Test hooks: `panel-<ems|pcs|bms|meter|pv|env|ac>-<deviceId>`, readings `reading-<key>` (the
- * EMS card's keys are point names).
+ * EMS card's keys are point names), `storage-meter-<deviceId>`.
  */
 import {
   type AirConditionerPanel,
@@ -21,7 +23,7 @@ import {
   type SiteDetailDevice,
   type SitePanels,
 } from '@ess/contract';
-import { Tag } from 'antd';
+import { Tag, Tooltip } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatNumber, formatTime, NO_VALUE } from '@/shared/format';
@@ -90,6 +92,17 @@ function DeviceCard({
       <header className="panel__head">
         <h3 className="panel__title">
           {t(`siteMonitor.panels.${kind}`)} <span className="monitor-card__sn">{panel.sn}</span>
+          {device?.storageMeter && (
+            <Tooltip title={t('siteMonitor.panels.storageMeterHint')}>
+              <Tag
+                color="purple"
+                className="monitor-card__role"
+                data-testid={`storage-meter-${panel.deviceId}`}
+              >
+                {t('siteMonitor.panels.storageMeter')}
+              </Tag>
+            </Tooltip>
+          )}
         </h3>
         <span className="panel__note">
           {device && !device.online && <Tag color="default">{t('siteMonitor.status.offline')}</Tag>}

@@ -1314,6 +1314,9 @@ const enUS: Resources = {
       ac: 'Air conditioner',
       noData: 'No reading yet',
       noDevices: 'The site has no devices yet',
+      storageMeter: 'Storage meter',
+      storageMeterHint:
+        'A project’s storage meter: it meters the battery branch for the bill and is not counted as grid power',
     },
     pcs: {
       state: 'State',

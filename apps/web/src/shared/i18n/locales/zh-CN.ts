@@ -1293,6 +1293,8 @@ const zhCN = {
       ac: '空调',
       noData: '暂无数据',
       noDevices: '该站点暂无设备',
+      storageMeter: '储能计量表',
+      storageMeterHint: '项目声明的储能计量表：计量电池支路，用于结算，不计入电网功率',
     },
     pcs: {
       state: '运行状态',
