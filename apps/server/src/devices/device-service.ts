@@ -39,6 +39,11 @@ declare module 'fastify' {
 }
 
 export interface DeviceServiceOptions {
+  /**
+   * Hold connection changes for the listeners until `openListeners()` (the app's devices plugin:
+   * until Fastify `onReady`); default false: handed over as they happen.
+   */
+  holdStatusUntilOpen?: boolean;
   /** External broker; without it the embedded broker listens on `mqttPort`. */
   mqttUrl?: string | undefined;
   mqttPort: number;
@@ -130,24 +135,33 @@ export class DeviceService {
   private externalCa: Buffer | null = null;
   private lastTimeSync = new Map<number, number>();
   private readonly listeners = new Set<DeviceListeners>();
+  /**
+   * Connection changes held until {@link openListeners} (option `holdStatusUntilOpen`): the
+   * broker hands a resumed session's queued deaths and births over as soon as the service
+   * connects, before the app's delivery services have attached their listeners; null once open.
+   */
+  private heldStatus: Array<() => void> | null;
 
   constructor(
     db: Db,
     private readonly log: FastifyBaseLogger,
     private readonly options: DeviceServiceOptions,
   ) {
+    this.heldStatus = options.holdStatusUntilOpen ? [] : null;
     this.directory = new DeviceDirectory(db, undefined, log);
     this.tracker = new ConnectionTracker(
       db,
       this.directory,
       log,
       {
-        onChange: (change) => {
-          for (const l of this.listeners) l.onStatus?.(change);
-        },
-        onReannounce: (change) => {
-          for (const l of this.listeners) l.onReannounce?.(change);
-        },
+        onChange: (change) =>
+          this.toListeners(() => {
+            for (const l of this.listeners) l.onStatus?.(change);
+          }),
+        onReannounce: (change) =>
+          this.toListeners(() => {
+            for (const l of this.listeners) l.onReannounce?.(change);
+          }),
         onClockSkew: (gateway) => this.timeSync(gateway),
       },
       options.heartbeatTimeoutMs,
@@ -169,6 +183,24 @@ export class DeviceService {
         for (const l of this.listeners) l.onEvents?.(events);
       },
     });
+  }
+
+  /** Runs a connection-change dispatch now, or holds it until {@link openListeners}. */
+  private toListeners(dispatch: () => void): void {
+    if (this.heldStatus) this.heldStatus.push(dispatch);
+    else dispatch();
+  }
+
+  /**
+   * Hands the connection changes held since the start to the listeners, in order, and every later
+   * one at once. The app calls it when all its services listen (Fastify `onReady`): a gateway
+   * that dropped and came back while no instance ran is otherwise seen by the tracker but by no
+   * delivery service, and gets no resend (two-instances test "both restarting…").
+   */
+  openListeners(): void {
+    const held = this.heldStatus;
+    this.heldStatus = null;
+    for (const dispatch of held ?? []) dispatch();
   }
 
   /** Subscribes to stored telemetry, events and connection changes; answers an unsubscribe. */
@@ -334,9 +366,12 @@ export const devicesPlugin = fp<DevicesPluginOptions>(
       mqttClientId: config.mqttClientId,
       mqttSessionExpiryS: config.mqttSessionExpiryS,
       mqttHost: config.host,
+      holdStatusUntilOpen: true,
       ...overrides,
     });
     app.addHook('onClose', () => devices.close());
+    // Connection changes reach the services once all of them listen (the plugins after this one).
+    app.addHook('onReady', async () => devices.openListeners());
     await devices.start();
     app.decorate('devices', devices);
   },
