@@ -7,13 +7,22 @@
  * language switch turns both pages into English. Screenshots at 1440 px and 390 px with
  * E2E_SCREENSHOTS=1.
  */
+import { endpoints, type PickOptions } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot, switchLanguageReloaded } from './support/app';
+import {
+  api,
+  apiSignIn,
+  MOBILE,
+  openSignedIn,
+  SCREENSHOTS_ON,
+  screenshot,
+  switchLanguageReloaded,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 /** Choose the first option of an antd Select whose text matches `text`. */
-async function choose(page: Page, testId: string, text: RegExp): Promise<void> {
+async function choose(page: Page, testId: string, text: string | RegExp): Promise<void> {
   await page.getByTestId(testId).click();
   await page
     .locator('.ant-select-dropdown:visible .ant-select-item-option')
@@ -41,9 +50,20 @@ async function pickTomorrow(page: Page): Promise<void> {
 
 describe('real-time data and history', () => {
   let browser: Browser;
+  /**
+   * An online demo C&I site (it has a PCS and history). Not the list's first: other browser files
+   * register sites of their own (a gateway and a meter only) on the same server, and their codes
+   * may sort first.
+   */
+  let site: PickOptions['sites'][number];
 
   beforeAll(async () => {
     browser = await launchBrowser();
+    const { token } = await apiSignIn('admin', 'admin123');
+    const options = await api<PickOptions>(endpoints.monitor.realtimeOptions.path, {}, { token });
+    const online = options.data.sites.filter((s) => s.online && !s.code.startsWith('E2E'));
+    site = online.find((s) => s.code.includes('-C')) ?? online[0]!;
+    expect(site, 'an online demo site').toBeDefined();
   });
   afterAll(async () => browser?.close());
 
@@ -52,6 +72,7 @@ describe('real-time data and history', () => {
     await openSignedIn(page, '/realTimeShow');
     const table = page.getByTestId('realtime-table');
     await table.waitFor();
+    await choose(page, 'realtime-site', site.name);
     await choose(page, 'realtime-device', /^PCS/);
     const power = page.getByTestId('point-value-p_kw');
     await power.waitFor({ timeout: 30_000 });
@@ -89,6 +110,7 @@ describe('real-time data and history', () => {
   it('history: power + SOC of a demo site today, energy bars, a future range refused; English', async () => {
     const { context, page } = await newPage(browser);
     await openSignedIn(page, '/history');
+    await choose(page, 'history-site', site.name);
     const resolution = page.getByTestId('history-resolution');
     await resolution.waitFor({ timeout: 30_000 });
     expect(await resolution.getAttribute('data-resolution')).toMatch(/^(raw|900)$/);
@@ -112,8 +134,9 @@ describe('real-time data and history', () => {
     await page.getByTestId('history-tab-compare').click();
     await page.getByTestId('compare-resolution').waitFor({ timeout: 30_000 });
 
-    // The reload brings the page back on today's curves, in English.
+    // The reload brings the page back on today's curves, in English (the first site: pick ours).
     await switchLanguageReloaded(page, 'en');
+    await choose(page, 'history-site', site.name);
     await page.getByTestId('history-tab-curves').getByText('Curves').waitFor();
     await page.getByTestId('history-stats').getByText('Average').first().waitFor({ timeout: 30_000 });
     if (SCREENSHOTS_ON) await screenshot(page, 'history-en-1440');
