@@ -5,7 +5,8 @@
  * than 3 reporting intervals of the gateway, or the gateway is offline (the server answers
  * the interval and the state; the page re-reads them every 30 s). Clicking a point opens its
  * last hour as a line chart. Report times and the chart are in the site's zone (the page's time
- * base), named by a tag when it is not the browser's.
+ * base), named by a tag when it is not the browser's. The picked site and device are kept in the
+ * address (`?siteId=&deviceId=`): a shared link and the language switch's reload open the same device.
  * Test hooks: `realtime-site`, `realtime-device`, `realtime-table`, rows `point-<name>` with
  * `data-stale`, `point-value-<name>`, `point-time-<name>`, `realtime-trend`, `zone-tag`.
  */
