@@ -4,7 +4,7 @@
  * (`telemetry_rollup`, `bucket_s` 900; a bucket's mean power = sum ÷ n):
  *
  * - grid (kW, + = import): the site-figure rule's `gridKw` sources (devices/site-figures.ts
- *   {@link figureSourcesSql}: the site's meters' `p_kw`, else its gateway's `grid_kw`), summed
+ *   {@link figureSourcesSql}: the site's meters other than a project's declared storage meter, `p_kw`, else its gateway's `grid_kw`), summed
  *   over those devices per quarter hour;
  * - battery (kW, + = discharging): the `batteryKw` sources (the PCSs' `p_kw`, else the
  *   gateway's), summed likewise.
