@@ -194,7 +194,10 @@ describe.each(engines)('a re-send nobody answers leaves the ToU scheme applied, 
     expect(firstRetry - Date.parse(resent.sentAt!)).toBeGreaterThan(0);
     expect(firstRetry - Date.parse(resent.sentAt!)).toBeLessThanOrEqual(MINUTE);
     // Live: the consoles saw the re-send go out (still applied) and come back unanswered; never failed.
-    const seen = changes.filter((c) => c.message.siteId === site.siteId).map((c) => c.message);
+    // The change event follows the commit the row was read from: wait for it, do not race it.
+    const seenFor = () => changes.filter((c) => c.message.siteId === site.siteId).map((c) => c.message);
+    await waitFor(() => seenFor().at(-1)?.reason === 'timeout', 10_000);
+    const seen = seenFor();
     expect(seen).toContainEqual(expect.objectContaining({ state: 'applied', sending: true }));
     expect(seen.at(-1)).toMatchObject({
       state: 'applied',
