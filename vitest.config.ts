@@ -1,7 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /** Unit and integration tests (contract, server). Browser tests: vitest.e2e.config.ts. */
 export default defineConfig({
+  // The console's `@/` (apps/web/src, its tsconfig `paths`), for the console's model tests.
+  resolve: {
+    alias: [{ find: /^@\//, replacement: `${fileURLToPath(new URL('apps/web/src/', import.meta.url))}` }],
+  },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -4,8 +4,7 @@
  * makes it say "differs"; ranges end on their last day; the months offered are the ended ones; a
  * maximum demand reads in kW to 0.001, or "not measured", in Chinese and English.
  * (Money and kWh on the bill are shown by shared/format: format-money.test.ts.) The UI language
- * comes from the i18n module, replaced here by a switch (the real one needs a browser document);
- * `@/` (src, the console's alias) is mapped by hand, the unit tests' config has no alias.
+ * comes from the i18n module, replaced here by a switch (the real one needs a browser document).
  */
 import type { BillLine, Lang } from '@ess/contract';
 import type { TFunction } from 'i18next';
@@ -25,7 +24,6 @@ vi.mock('../src/shared/i18n', () => ({
   currentLang: () => ui.lang,
   localeOf: (lang: Lang) => (lang === 'en' ? 'en-US' : 'zh-CN'),
 }));
-vi.mock('@/shared/format', () => import('../src/shared/format'));
 
 const base: BillLine = {
   siteId: 1,
