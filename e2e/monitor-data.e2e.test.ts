@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
   apiSignIn,
+  chooseOption,
   MOBILE,
   openSignedIn,
   SCREENSHOTS_ON,
@@ -20,16 +21,6 @@ import {
   switchLanguageReloaded,
 } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
-
-/** Choose the first option of an antd Select whose text matches `text`. */
-async function choose(page: Page, testId: string, text: string | RegExp): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: text })
-    .first()
-    .click();
-}
 
 /**
  * Pick tomorrow as the history day. The picked day starts as the site's today (its zone's, which
@@ -72,8 +63,8 @@ describe('real-time data and history', () => {
     await openSignedIn(page, '/realTimeShow');
     const table = page.getByTestId('realtime-table');
     await table.waitFor();
-    await choose(page, 'realtime-site', site.name);
-    await choose(page, 'realtime-device', /^PCS/);
+    await chooseOption(page, 'realtime-site', site.name);
+    await chooseOption(page, 'realtime-device', /^PCS/);
     const power = page.getByTestId('point-value-p_kw');
     await power.waitFor({ timeout: 30_000 });
     const row = page.getByTestId('point-p_kw');
@@ -110,7 +101,7 @@ describe('real-time data and history', () => {
   it('history: power + SOC of a demo site today, energy bars, a future range refused; English', async () => {
     const { context, page } = await newPage(browser);
     await openSignedIn(page, '/history');
-    await choose(page, 'history-site', site.name);
+    await chooseOption(page, 'history-site', site.name);
     const resolution = page.getByTestId('history-resolution');
     await resolution.waitFor({ timeout: 30_000 });
     expect(await resolution.getAttribute('data-resolution')).toMatch(/^(raw|900)$/);
@@ -134,10 +125,12 @@ describe('real-time data and history', () => {
     await page.getByTestId('history-tab-compare').click();
     await page.getByTestId('compare-resolution').waitFor({ timeout: 30_000 });
 
-    // The reload brings the page back on today's curves, in English (the first site: pick ours).
+    // The reload keeps the picked site and tab (they live in the address), in English.
     await switchLanguageReloaded(page, 'en');
-    await choose(page, 'history-site', site.name);
-    await page.getByTestId('history-tab-curves').getByText('Curves').waitFor();
+    expect(new URL(page.url()).searchParams.get('tab')).toBe('compare');
+    await page.getByTestId('history-site').getByText(site.name).waitFor();
+    await page.getByTestId('compare-resolution').waitFor({ timeout: 30_000 });
+    await page.getByTestId('history-tab-curves').getByText('Curves').click();
     await page.getByTestId('history-stats').getByText('Average').first().waitFor({ timeout: 30_000 });
     if (SCREENSHOTS_ON) await screenshot(page, 'history-en-1440');
     await pickTomorrow(page);

@@ -11,6 +11,7 @@ import { useEffect } from 'react';
 import { useSearchParams } from 'react-router';
 import { isApiError } from '@/shared/api/errors';
 import { type LiveStatus, useLiveOverlay, useLiveStatus } from '@/shared/live';
+import { idParam } from '@/shared/routing';
 import { fetchScreenSite, fetchScreenSites, SITE_REFRESH_MS } from './api';
 import { SITE_PARAM } from './paths';
 
@@ -32,14 +33,13 @@ export interface SiteScreen {
 /** See the module comment; `refreshMs` overrides the HTTP re-read interval. */
 export function useSiteScreen(refreshMs = SITE_REFRESH_MS): SiteScreen {
   const [params, setParams] = useSearchParams();
-  const raw = Number(params.get(SITE_PARAM));
   const sitesQuery = useQuery({
     queryKey: ['screen', 'sites'],
     queryFn: fetchScreenSites,
     staleTime: 60_000,
   });
   const sites = sitesQuery.data;
-  const siteId = Number.isInteger(raw) && raw > 0 ? raw : (sites?.[0]?.siteId ?? null);
+  const siteId = idParam(params.get(SITE_PARAM)) ?? sites?.[0]?.siteId ?? null;
 
   useEffect(() => {
     if (siteId !== null && String(siteId) !== params.get(SITE_PARAM)) {

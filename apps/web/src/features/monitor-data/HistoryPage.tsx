@@ -6,35 +6,46 @@
  * which resolution answered. Ranges are checked here with the server's rule (inverted, over
  * 400 days, in the future) before anything is sent. Days, axes and times are the site's (its
  * zone is the page's time base, named by a tag when it is not the browser's).
- * The page holds the site picker and the tabs; each tab is its own component (./history).
+ * The page holds the site picker and the tabs; each tab is its own component (./history). The
+ * picked site and tab live in the address (`?siteId=&tab=`): the language switch's reload and a
+ * shared link open the same site and tab.
  * Test hooks: `history-site`, `history-series`, `history-preset`, `history-range-kind`,
  * `history-query`, `history-resolution`, `history-range-error`, `history-empty`,
  * `history-stats`, tabs `history-tab-*`, `compare-*`, `energy-*`.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Empty, Select, Skeleton, Tabs } from 'antd';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TimeBaseProvider, ZoneTag } from '@/shared/format/time-base';
 import { useDayjsLocale } from '@/shared/i18n/dayjs';
+import { idParam, useSearchPicks } from '@/shared/routing';
 import { fetchOptions } from './api';
 import { CompareTab } from './history/CompareTab';
 import { CurvesTab } from './history/CurvesTab';
 import { EnergyTab } from './history/EnergyTab';
 import './monitor-data.css';
 
+const TABS = ['curves', 'compare', 'energy'] as const;
+type HistoryTab = (typeof TABS)[number];
+
 export default function HistoryPage() {
   const { t } = useTranslation();
   useDayjsLocale();
-  const [siteId, setSiteId] = useState<number>();
-  const [tab, setTab] = useState('curves');
+  const [params, setPicks] = useSearchPicks();
+  const siteId = idParam(params.get('siteId'));
+  const tabParam = params.get('tab');
+  const tab: HistoryTab = TABS.find((k) => k === tabParam) ?? 'curves';
   const sites = useQuery({
     queryKey: ['monitor', 'options', 'history'],
     queryFn: () => fetchOptions('history'),
   });
+  // No site in the address, or one the caller does not see: the first of the list.
   useEffect(() => {
-    if (siteId === undefined && sites.data?.sites[0]) setSiteId(sites.data.sites[0].id);
-  }, [sites.data, siteId]);
+    const list = sites.data?.sites;
+    if (list?.[0] && (siteId === undefined || !list.some((s) => s.id === siteId)))
+      setPicks({ siteId: list[0].id });
+  }, [sites.data, siteId, setPicks]);
   const devices = useQuery({
     queryKey: ['monitor', 'options', 'history', siteId],
     queryFn: () => fetchOptions('history', siteId),
@@ -54,7 +65,7 @@ export default function HistoryPage() {
             loading={sites.isLoading}
             showSearch={{ optionFilterProp: 'label' }}
             options={sites.data?.sites.map((s) => ({ value: s.id, label: s.name }))}
-            onChange={setSiteId}
+            onChange={(id: number) => setPicks({ siteId: id })}
           />
           <ZoneTag site={site?.timezone} />
         </div>
@@ -65,7 +76,7 @@ export default function HistoryPage() {
         ) : (
           <Tabs
             activeKey={tab}
-            onChange={setTab}
+            onChange={(key) => setPicks({ tab: key === 'curves' ? undefined : key })}
             items={[
               {
                 key: 'curves',

@@ -17,11 +17,11 @@ import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
 import { typeLabel } from '@/shared/devices';
 import { formatDateTime, formatNumber } from '@/shared/format';
 import { TimeBaseProvider, useTimeBase, ZoneTag } from '@/shared/format/time-base';
 import { LiveIndicator, overlayPoints, useLiveDevices, useLiveStatus } from '@/shared/live';
+import { idParam, useSearchPicks } from '@/shared/routing';
 import { fetchOptions, fetchRealtime, fetchTrend } from './api';
 import { pointTitle } from './model';
 import './monitor-data.css';
@@ -112,36 +112,17 @@ function Trend({
 const SITE_PARAM = 'siteId';
 const DEVICE_PARAM = 'deviceId';
 
-/** A positive integer id from a search parameter, else undefined. */
-function idParam(raw: string | null): number | undefined {
-  const id = Number(raw);
-  return raw && Number.isInteger(id) && id > 0 ? id : undefined;
-}
-
 export default function RealtimePage() {
   const { t, i18n } = useTranslation();
   // The picked site and device live in the address (?siteId=&deviceId=), so the reload of a
   // language switch and a shared link open the same device.
-  const [params, setParams] = useSearchParams();
+  const [params, setPicks] = useSearchPicks();
   const siteId = idParam(params.get(SITE_PARAM));
   const deviceId = idParam(params.get(DEVICE_PARAM));
   const pick = useCallback(
     (site: number | undefined, device: number | undefined) =>
-      setParams(
-        (prev) => {
-          const next = new URLSearchParams(prev);
-          for (const [key, id] of [
-            [SITE_PARAM, site],
-            [DEVICE_PARAM, device],
-          ] as const) {
-            if (id === undefined) next.delete(key);
-            else next.set(key, String(id));
-          }
-          return next;
-        },
-        { replace: true },
-      ),
-    [setParams],
+      setPicks({ [SITE_PARAM]: site, [DEVICE_PARAM]: device }),
+    [setPicks],
   );
   const [trendPoint, setTrendPoint] = useState<string | null>(null);
 

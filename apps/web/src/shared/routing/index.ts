@@ -4,5 +4,6 @@
 export * from './build';
 export * from './constant';
 export * from './lookup';
+export * from './search-params';
 export * from './store';
 export * from './types';
