@@ -47,6 +47,7 @@ import {
   type ApiSession,
   api,
   apiSignIn,
+  chooseOption,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -91,15 +92,6 @@ async function noOverflow(page: Page, name: string): Promise<void> {
     innerWidth: window.innerWidth,
   }));
   expect.soft(scrollWidth, `${name}: wider than the window`).toBeLessThanOrEqual(innerWidth);
-}
-
-async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: label })
-    .first()
-    .click();
 }
 
 /** Opens /project/bill filtered to a project (default the target), showing bill `id` (default the written past's). */

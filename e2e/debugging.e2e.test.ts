@@ -21,6 +21,7 @@ import {
   type ApiSession,
   api,
   apiSignIn,
+  chooseOption,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -54,14 +55,6 @@ async function reportedSocPct(): Promise<number> {
 async function fillNumber(page: Page, testId: string, value: number): Promise<void> {
   const input = page.locator(`input[data-testid="${testId}"], [data-testid="${testId}"] input`).first();
   await input.fill(String(value));
-}
-
-async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: label })
-    .click();
 }
 
 beforeAll(async () => {

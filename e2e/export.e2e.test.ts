@@ -8,21 +8,20 @@ import { EXPORT_MAX_ENTRIES, type ExportSite, endpoints } from '@ess/contract';
 import ExcelJS from 'exceljs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, api, apiSignIn, MOBILE, openSignedIn, SCREENSHOTS_ON, screenshot } from './support/app';
+import {
+  ADMIN,
+  api,
+  apiSignIn,
+  chooseOption,
+  MOBILE,
+  openSignedIn,
+  SCREENSHOTS_ON,
+  screenshot,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 /** The demo agent running SHA-C001 (apps/server/src/demo/demo-fleet.ts). */
 const AGENT = '华东储能运营有限公司';
-
-/** Pick an option of an antd Select by its visible text (typing filters long lists). */
-async function choose(page: Page, testId: string, option: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: option })
-    .first()
-    .click();
-}
 
 /** The help text under a field of the form. */
 function helpOf(page: Page, testId: string) {
@@ -112,7 +111,7 @@ describe('data export', () => {
     await expect.poll(() => helpOf(page, 'export-agent').innerText()).toBe('请先选择代理商');
     await page.locator('.ant-message').getByText('请先选择代理商').waitFor();
 
-    await choose(page, 'export-agent', AGENT);
+    await chooseOption(page, 'export-agent', AGENT);
     await expect.poll(() => helpOf(page, 'export-site').innerText()).toBe('请先选择时间');
 
     // More than 7 days apart.
@@ -135,7 +134,7 @@ describe('data export', () => {
     await expect.poll(() => helpOf(page, 'export-type').innerText()).toBe('请先选择站点再操作');
 
     // More than 10 entries.
-    await choose(page, 'export-site', bigSite);
+    await chooseOption(page, 'export-site', bigSite);
     await page.getByTestId('export-type').getByText('原始数据').click();
     const devices = page.getByTestId('export-devices');
     await devices.click();
@@ -154,9 +153,9 @@ describe('data export', () => {
     await page.locator('.ant-message').getByText('最多只能导出10条').waitFor();
 
     // Data to export must be selected.
-    await choose(page, 'export-site', 'SHA-C001');
+    await chooseOption(page, 'export-site', 'SHA-C001');
     await expect.poll(() => helpOf(page, 'export-items').innerText()).toBe('请先选择储能设备');
-    await choose(page, 'export-devices', 'PCS');
+    await chooseOption(page, 'export-devices', 'PCS', { multiple: true });
     await page.keyboard.press('Escape');
     await page.getByTestId('export-submit').click();
     await expect.poll(() => helpOf(page, 'export-items').innerText()).toBe('请选择要导出的数据');
@@ -192,7 +191,7 @@ describe('data export', () => {
     await openSignedIn(page, '/export', { lang: 'en' });
     await page.getByTestId('export-page').waitFor();
     await expect.poll(() => helpOf(page, 'export-time').innerText()).toBe('Please choose the agent first');
-    await choose(page, 'export-agent', AGENT);
+    await chooseOption(page, 'export-agent', AGENT);
     await page.getByTestId('export-time').locator('input').nth(0).click();
     await page.locator('.ant-picker-presets').getByText('Last 7 days').click();
     await expect

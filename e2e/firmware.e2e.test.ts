@@ -24,6 +24,7 @@ import {
   type ApiSession,
   api,
   apiSignIn,
+  chooseOption,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -75,14 +76,6 @@ function recordUploads(page: Page): string[] {
     if (req.method() === 'POST' && url.pathname === endpoints.firmware.upload.path) seen.push(url.search);
   });
   return seen;
-}
-
-async function chooseOption(page: Page, testId: string, label: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: label })
-    .click();
 }
 
 /** Fills the upload form (not the file). */

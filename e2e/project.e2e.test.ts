@@ -19,6 +19,7 @@ import {
   type ApiSession,
   api,
   apiSignIn,
+  chooseOption,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -53,27 +54,6 @@ async function projects(name?: string): Promise<ProjectRow[]> {
 /** The input of an antd field whose test id sits on the input or on its wrapper. */
 function input(page: Page, testId: string) {
   return page.locator(`input[data-testid="${testId}"], [data-testid="${testId}"] input`).first();
-}
-
-async function chooseOption(
-  page: Page,
-  testId: string,
-  label: string | RegExp,
-  multiple = false,
-): Promise<void> {
-  // Wait for an earlier dropdown to finish closing, so that the option clicked is this one's.
-  await page
-    .locator('.ant-select-dropdown:visible')
-    .waitFor({ state: 'detached' })
-    .catch(() => undefined);
-  await expect.poll(() => page.locator('.ant-select-dropdown:visible').count()).toBe(0);
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option:not(.ant-select-item-option-disabled)')
-    .filter({ hasText: label })
-    .first()
-    .click();
-  if (!multiple) await expect.poll(() => page.locator('.ant-select-dropdown:visible').count()).toBe(0);
 }
 
 /** Nothing wider than the window. */
@@ -157,7 +137,7 @@ describe('projects', () => {
     await input(page, 'project-ratio-0').fill('60');
     // A free demo site (the demo projects hold the C&I ones); its meters appear below, not
     // declared as storage meters (no CT/PT) until ticked.
-    await chooseOption(page, 'project-form-sites', /./, true);
+    await chooseOption(page, 'project-form-sites', /./, { multiple: true });
     await input(page, 'project-form-address').click();
     const storage = page.locator('[data-testid^="project-meter-storage-"]').first();
     await storage.waitFor();

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
   apiSignIn,
+  chooseOption,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -84,18 +85,6 @@ function previousCustomer(call: Call): Promise<{ id: number; name: string }> {
 /** The name of the site the page shows (the header above the device table). */
 const headerName = (page: Page) => page.getByTestId('site-header').locator('h2').innerText();
 
-/** Choose the option showing `text` in the Select `testId` (typing `text` to search first). */
-async function choose(page: Page, testId: string, text: string): Promise<void> {
-  const select = page.getByTestId(testId);
-  await select.click();
-  await select.locator('input').fill(text);
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: text })
-    .click();
-  await select.getByText(text).first().waitFor();
-}
-
 describe('registering a site and its gateway', () => {
   it('a new site becomes the selection, the gateway lands on it, and a move is explicit and logged', async () => {
     const { call } = await adminApi();
@@ -146,7 +135,7 @@ describe('registering a site and its gateway', () => {
     await page.getByTestId(`device-move-${deviceId}`).click();
     await page.getByTestId('move-device-dialog').waitFor();
     expect(await page.getByTestId('move-device-from').innerText()).toContain(name);
-    await choose(page, 'move-device-site', otherCode);
+    await chooseOption(page, 'move-device-site', otherCode, { search: otherCode });
     await expect
       .poll(() => page.getByTestId('move-device-confirm').innerText())
       .toContain(`将 ${sn} 从“${name}”移到“${otherName}”`);
@@ -212,7 +201,7 @@ describe('registering a site and its gateway', () => {
     await page.getByTestId('site-dialog').waitFor();
     // The company field starts on the operator's own company.
     await page.getByTestId('site-company').getByText(platformName).waitFor();
-    await choose(page, 'site-company', customer);
+    await chooseOption(page, 'site-company', customer, { search: customer });
     await page.getByTestId('site-code').fill(newCode);
     await page.getByTestId('site-name').fill(newName);
     await page.getByTestId('site-submit').click();
@@ -237,7 +226,7 @@ describe('registering a site and its gateway', () => {
     await expect.poll(() => headerName(page)).toBe(movedName);
     await page.getByTestId('site-move').click();
     await page.getByTestId('move-site-dialog').waitFor();
-    await choose(page, 'move-site-company', customer);
+    await chooseOption(page, 'move-site-company', customer, { search: customer });
     await expect
       .poll(() => page.getByTestId('move-site-confirm').innerText())
       .toContain(`将站点“${movedName}”从“${previous.name}”移到“${customer}”`);
@@ -319,7 +308,7 @@ describe.runIf(SCREENSHOTS_ON)('screenshots of site configuration with its dialo
         await page.getByTestId(`site-item-${shot.id}`).click();
         await page.getByTestId('site-move').click();
         await page.getByTestId('move-site-dialog').waitFor();
-        await choose(page, 'move-site-company', `E2E客户-${stamp}`);
+        await chooseOption(page, 'move-site-company', `E2E客户-${stamp}`, { search: `E2E客户-${stamp}` });
         await page.getByTestId('move-site-scheme').waitFor();
         await screenshot(page, `${prefix}-move-company`);
         await context.close();

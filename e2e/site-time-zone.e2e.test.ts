@@ -13,9 +13,9 @@ import {
   type PickOptions,
   utcOffsetText,
 } from '@ess/contract';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, apiSignIn, openSignedIn } from './support/app';
+import { api, apiSignIn, chooseOption, openSignedIn } from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const TZ = 'Asia/Shanghai';
@@ -46,16 +46,6 @@ function wallClockLag(text: string, tz: string): number {
 
 /** Minute of the day now in `tz`. */
 const nowMinute = (tz: string) => localTimeOf(Date.now(), tz).minuteOfDay;
-
-/** Choose the first option of an antd Select whose text matches `text`. */
-async function choose(page: Page, testId: string, text: string | RegExp): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page
-    .locator('.ant-select-dropdown:visible .ant-select-item-option')
-    .filter({ hasText: text })
-    .first()
-    .click();
-}
 
 /**
  * Hover near the right end of a chart's plot (the newest point is the nearest there) and read
@@ -106,8 +96,8 @@ describe('times of a Shanghai site with the browser in UTC', () => {
     expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('UTC');
     await openSignedIn(page, '/realTimeShow');
     await page.getByTestId('realtime-table').waitFor();
-    await choose(page, 'realtime-site', site.name);
-    await choose(page, 'realtime-device', /^PCS/);
+    await chooseOption(page, 'realtime-site', site.name);
+    await chooseOption(page, 'realtime-device', /^PCS/);
     const time = page.getByTestId('point-time-p_kw');
     await time.waitFor({ timeout: 30_000 });
     // The demo fleet reports every 2 s: the time shown is Shanghai's now, give or take a minute.

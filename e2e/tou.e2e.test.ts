@@ -11,7 +11,14 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { openSignedIn, SCREENSHOTS_ON, screenshot, switchLanguageReloaded, toast } from './support/app';
+import {
+  chooseOption,
+  openSignedIn,
+  SCREENSHOTS_ON,
+  screenshot,
+  switchLanguageReloaded,
+  toast,
+} from './support/app';
 import { launchBrowser, newPage } from './support/browser';
 
 const SUFFIX = Date.now().toString(36).slice(-5).toUpperCase();
@@ -27,12 +34,6 @@ async function typeInto(page: Page, testId: string, text: string): Promise<void>
   const input = page.getByTestId(testId);
   await input.fill(text);
   await input.blur();
-}
-
-/** Pick an option of an antd Select by its visible text. */
-async function choose(page: Page, testId: string, option: string): Promise<void> {
-  await page.getByTestId(testId).click();
-  await page.locator('.ant-select-dropdown:visible').getByText(option, { exact: true }).first().click();
 }
 
 async function chooseScheme(page: Page, name: string): Promise<void> {
@@ -148,7 +149,7 @@ describe('ToU schemes', () => {
     // Fix everything and save.
     await typeInto(page, 'period-end-8', '00:00');
     await typeInto(page, 'period-price-3', '1.4352');
-    await choose(page, 'period-action-4', '放电');
+    await chooseOption(page, 'period-action-4', '放电', { exact: true });
     await summary.waitFor({ state: 'detached' });
     expect(await page.getByTestId('period-table').getByTestId('field-issue').count()).toBe(0);
     await page.getByTestId('scheme-save').click();

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page, Request } from 'playwright-core';
+import { expect } from 'vitest';
 import { baseUrl } from './browser';
 
 export const ADMIN = { account: 'admin', password: 'admin123' } as const;
@@ -233,6 +234,35 @@ export async function settled(page: Page): Promise<void> {
       .getAnimations()
       .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
   );
+}
+
+/**
+ * Chooses an option of the antd Select whose `data-testid` is `testId`: waits until no other
+ * dropdown is open (a closing one would take the click), opens this one, types `search` into it
+ * when given, and clicks the first enabled option whose text contains `label` (equals it with
+ * `exact`). A single select is then waited on until its dropdown has closed; a `multiple` one
+ * stays open for more choices (the caller closes it, e.g. with Escape).
+ */
+export async function chooseOption(
+  page: Page,
+  testId: string,
+  label: string | RegExp,
+  options: { search?: string; exact?: boolean; multiple?: boolean } = {},
+): Promise<void> {
+  const openDropdowns = () => page.locator('.ant-select-dropdown:visible').count();
+  await expect.poll(openDropdowns).toBe(0);
+  const select = page.getByTestId(testId);
+  await select.click();
+  if (options.search !== undefined) await select.locator('input').fill(options.search);
+  const enabled = page.locator(
+    '.ant-select-dropdown:visible .ant-select-item-option:not(.ant-select-item-option-disabled)',
+  );
+  const matching =
+    options.exact && typeof label === 'string'
+      ? enabled.filter({ has: page.getByText(label, { exact: true }) })
+      : enabled.filter({ hasText: label });
+  await matching.first().click();
+  if (!options.multiple) await expect.poll(openDropdowns).toBe(0);
 }
 
 /**
