@@ -125,13 +125,11 @@ describe('PGlite data folder lock after a crash', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
     const takeovers: string[] = [];
-    const started = performance.now();
     const release = await lockDataDir(dataDir, { onTakeover: (what) => takeovers.push(what) });
-    const tookMs = performance.now() - started;
     await release();
-    expect(takeovers).toEqual([expect.stringContaining(`process ${child.pid}`)]);
-    // Not the 15 s a lock needs to age: the dead holder was recognised.
-    expect(tookMs).toBeLessThan(STALE_MS / 3);
+    // Taken over because the holder is dead, not because the lock aged (STALE_MS) — the reason
+    // says which, no clock needed.
+    expect(takeovers).toEqual([expect.stringContaining(`no process ${child.pid} is running`)]);
 
     // The whole database, as a supervisor restarts it: a second holder killed, then opened at once
     // (PGlite recovers the folder the killed process left mid-flight).
