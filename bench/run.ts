@@ -278,15 +278,16 @@ async function bills(): Promise<void> {
     for (const history of [false, true]) {
       const f = await benchBills(url, history);
       const what = history ? `with ${f.rollupRows} rollup rows` : 'without rollups';
-      const budget = history
-        ? `; budget ≤ 2000 ms: ${Math.max(f.firstMs, f.againMs) <= 2000 && f.failed === 0 ? 'met' : 'MISSED'}`
-        : '';
+      const budget =
+        f.closedMs !== null
+          ? `; days closed (maximum demand stored) in ${f.closeDaysMs} ms, then drafted again in ${f.closedMs} ms; budget ≤ 2000 ms: ${f.closedMs <= 2000 && f.failed === 0 ? 'met' : 'MISSED'}`
+          : '';
       console.log(
-        `  ${f.engine.padEnd(9)} ${what.padEnd(26)} ${f.projects} bills drafted in ${f.firstMs} ms, drafted again (recomputed in place) in ${f.againMs} ms — ${f.perProjectMs} ms per project; ${f.linesPerBill} lines per bill from ${f.periodRows} stored periods; ${f.failed} failed${budget}`,
+        `  ${f.engine.padEnd(9)} ${what.padEnd(26)} ${f.projects} bills drafted in ${f.firstMs} ms, drafted again (recomputed in place${history ? ', days not closed' : ''}) in ${f.againMs} ms; ${f.linesPerBill} lines per bill from ${f.periodRows} stored periods; ${f.failed} failed${budget} — ${f.perProjectMs} ms per project`,
       );
-      if (!history) continue;
+      if (f.closedMs === null) continue;
       const key = f.engine === 'postgres' ? 'billsPostgres' : 'billsPglite';
-      measured[key] = { projects: f.projects, slowestMs: Math.max(f.firstMs, f.againMs), failed: f.failed };
+      measured[key] = { projects: f.projects, draftMs: f.closedMs, failed: f.failed };
     }
     if (!postgresUrl) {
       console.log('  (PostgreSQL not reachable: its figures were skipped)');

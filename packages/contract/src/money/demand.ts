@@ -72,3 +72,21 @@ export function monthDemand(quarters: Iterable<DemandQuarter>): MonthDemand {
     baselineMaxDemandKw: baseline === null ? null : round2(baseline),
   };
 }
+
+/**
+ * The maximum demand over several parts of a month (e.g. its days, each already reduced by
+ * {@link monthDemand}): the highest of each figure, null only when no part measured it. Equal to
+ * {@link monthDemand} of all the parts' quarter hours together (a maximum of maxima; the two-decimal
+ * rounding is monotonic).
+ */
+export function combineDemand(parts: Iterable<MonthDemand>): MonthDemand {
+  let measured: number | null = null;
+  let baseline: number | null = null;
+  for (const p of parts) {
+    if (p.maxDemandKw !== null)
+      measured = measured === null ? p.maxDemandKw : Math.max(measured, p.maxDemandKw);
+    if (p.baselineMaxDemandKw !== null)
+      baseline = baseline === null ? p.baselineMaxDemandKw : Math.max(baseline, p.baselineMaxDemandKw);
+  }
+  return { maxDemandKw: measured, baselineMaxDemandKw: baseline };
+}

@@ -1477,6 +1477,32 @@ export const energyTierDay = pgTable(
   ],
 );
 
+/**
+ * Maximum demand of a closed site-local day (issue 17 item 5; devices/site-demand.ts): the day's
+ * highest 15-minute grid import with storage and without (contract money/demand.ts), kW, null when
+ * no grid figure was measured. Stored when the day closes, with the energy per tier
+ * (`computeMissingTierDays`), so a month's bills read 31 rows a site instead of every quarter hour
+ * of its meters. A row holds for the zone and the grid/battery sources (`sources`, e.g.
+ * `batteryKw:13:p_kw;gridKw:12:p_kw`) it was computed with: when the site's differ (a storage
+ * meter declared, a device moved, the zone changed) the row is ignored and computed again.
+ */
+export const siteDemandDay = pgTable(
+  'site_demand_day',
+  {
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => site.id, { onDelete: 'cascade' }),
+    /** Site-local day. */
+    day: date('day', { mode: 'string' }).notNull(),
+    timezone: text('timezone').notNull(),
+    sources: text('sources').notNull(),
+    maxDemandKw: doublePrecision('max_demand_kw'),
+    baselineMaxDemandKw: doublePrecision('baseline_max_demand_kw'),
+    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.day] })],
+);
+
 /* ───────────── Monthly bills (issue 17 item 5; H-bill: modules/bill, contract money/bill.ts) ─────────────
  * One row per project × site-local month × version. `state` draft | confirmed. A draft may be
  * drafted again (recomputed in place, version kept); a confirmed version is never changed: a
