@@ -2,7 +2,7 @@
  * The month's maximum demand with and without storage (money/demand.ts) against hand figures.
  */
 import { describe, expect, it } from 'vitest';
-import { monthDemand } from '../src/money/demand';
+import { combineDemand, monthDemand } from '../src/money/demand';
 
 describe('monthDemand', () => {
   it('measured = highest import; baseline = highest grid + battery (discharge added back, charging taken out)', () => {
@@ -53,5 +53,24 @@ describe('monthDemand', () => {
       maxDemandKw: 123.46,
       baselineMaxDemandKw: 133.46,
     });
+  });
+});
+
+describe('combineDemand', () => {
+  it('the month from its days equals the month from all its quarter hours; a day not measured changes nothing', () => {
+    const day1 = [
+      { gridKw: 180, batteryKw: -100 }, // 180 / 80
+      { gridKw: 270, batteryKw: 150 }, // 270 / 420
+    ];
+    const day2 = [{ gridKw: 300.004, batteryKw: null }]; // 300.00 / 300.00
+    const day3 = [{ gridKw: 280, batteryKw: 250 }]; // 280 / 530
+    const noGrid = [{ gridKw: null, batteryKw: 999 }]; // not measured
+    const days = [day1, day2, day3, noGrid].map((d) => monthDemand(d));
+    expect(days[3]).toEqual({ maxDemandKw: null, baselineMaxDemandKw: null });
+    // month: with storage max(270, 300, 280) = 300; without max(420, 300, 530) = 530
+    expect(combineDemand(days)).toEqual({ maxDemandKw: 300, baselineMaxDemandKw: 530 });
+    expect(combineDemand(days)).toEqual(monthDemand([...day1, ...day2, ...day3, ...noGrid]));
+    expect(combineDemand([])).toEqual({ maxDemandKw: null, baselineMaxDemandKw: null });
+    expect(combineDemand([days[3]!])).toEqual({ maxDemandKw: null, baselineMaxDemandKw: null });
   });
 });
