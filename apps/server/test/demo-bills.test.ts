@@ -25,12 +25,12 @@ import { BILL_DEFAULT_TIME_ZONE, localTimeOf } from '@ess/contract';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
-import { device, project, projectMeter } from '../src/core/db/schema';
+import { device, project, projectMeter, projectSite, siteDemandDay } from '../src/core/db/schema';
 import { registerDemoFleet } from '../src/demo/demo-fleet';
 import { planDemoHistory, writeDemoHistory } from '../src/demo/demo-history';
+import { closeDays } from '../src/devices/closed-days';
 import { DeviceDirectory } from '../src/devices/device-directory';
 import { IngestPipeline } from '../src/devices/ingest';
-import { computeMissingTierDays } from '../src/devices/tier-energy';
 import { BillService } from '../src/modules/bill/bill-service';
 import { createTestApp, engines, type TestContext } from './support/test-app';
 
@@ -65,7 +65,7 @@ describe.each(engines)('demo project bills on %s', (engine) => {
     const ingest = new IngestPipeline(db, directory, ctx.app.log, {}, { now: clock });
     const plans = await planDemoHistory(db, sites, DAYS);
     expect((await writeDemoHistory(db, ingest, ctx.app.log, plans, { seed: SEED })).complete).toBe(true);
-    await computeMissingTierDays(db, { nowMs: clock(), lookbackDays: DAYS + 2 });
+    await closeDays(db, { nowMs: clock(), lookbackDays: DAYS + 2 });
 
     const demo = await db.select().from(project).where(sql`${project.name} LIKE '%（演示）'`);
     expect(demo).toHaveLength(2);
@@ -109,6 +109,13 @@ describe.each(engines)('demo project bills on %s', (engine) => {
         expect(d.measuredCny).toBeCloseTo(40.8 * d.measuredKw! * d.monthFraction, 2);
         expect(d.changeCny).toBeCloseTo(d.baselineCny - d.measuredCny, 2);
         expect(doc.totals.demandChangeCny).toBe(d.changeCny);
+        // Read from the closed days' stored maxima; the same as from every quarter hour of them.
+        const [bound] = await db.select().from(projectSite).where(eq(projectSite.projectId, p.id));
+        const days = await db.select().from(siteDemandDay).where(eq(siteDemandDay.siteId, bound!.siteId));
+        expect(days.length, 'August days closed').toBe(DAYS);
+        await db.delete(siteDemandDay).where(eq(siteDemandDay.siteId, bound!.siteId));
+        await service.draft({ all: true }, p.id, month, null, 'en');
+        expect((await service.detail({ all: true }, id)).document.demand).toEqual(doc.demand);
       } else {
         expect(doc.demand, 'a single-part tariff: no demand line').toEqual([]);
       }

@@ -19,8 +19,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/core/db/database';
 import { site, siteDemandDay, telemetryRollup } from '../src/core/db/schema';
+import { closeDays } from '../src/devices/closed-days';
 import { computeMissingDemandDays, siteDemand } from '../src/devices/site-demand';
-import { computeMissingTierDays } from '../src/devices/tier-energy';
 import { unique } from './support/fixtures';
 import { addCompanyUnder } from './support/org';
 import { addSiteDevice, rollupRow } from './support/project';
@@ -160,10 +160,10 @@ describe.each(engines)('stored maximum demand of closed days on %s', (engine) =>
     expect(await july(siteId)).toEqual(fromQuarters);
   });
 
-  it('a day is stored once closed (30 minutes after its end), with the energy per tier', async () => {
+  it('a day is stored once closed (30 minutes after its end), with the energy per tier (closeDays: the energy-tier task)', async () => {
     const { siteId } = await addSite();
     // 21 July 00:10 in Shanghai: the 20th ended 10 minutes ago, not closed yet.
-    const run = await computeMissingTierDays(db, {
+    const run = await closeDays(db, {
       nowMs: at('2025-07-21T00:10'),
       lookbackDays: 30,
       siteIds: [siteId],
@@ -173,7 +173,7 @@ describe.each(engines)('stored maximum demand of closed days on %s', (engine) =>
     // The month so far reads the open day from its quarter hours.
     expect(await july(siteId)).toEqual({ maxDemandKw: 300, baselineMaxDemandKw: 530 });
     // 21 July 00:45: closed.
-    const later = await computeMissingTierDays(db, {
+    const later = await closeDays(db, {
       nowMs: at('2025-07-21T00:45'),
       lookbackDays: 30,
       siteIds: [siteId],

@@ -38,10 +38,10 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../core/db/database';
 import { company, device, site, touScheme } from '../core/db/schema';
+import { closeDays } from '../devices/closed-days';
 import { deviceSecretHash, newDeviceSecret, verifyDeviceSecret } from '../devices/device-secret';
 import type { IngestPipeline } from '../devices/ingest';
 import { writeTariffVersions } from '../devices/tariff-history';
-import { computeMissingTierDays } from '../devices/tier-energy';
 import { BillService } from '../modules/bill/bill-service';
 import { insertCompany } from '../modules/org/company-service';
 import { touToday } from '../modules/tou/tou-routes';
@@ -427,13 +427,14 @@ export async function startDemoFleet(
         },
       });
       if (written.complete && plans.length > 0) {
-        // The past is stored: its energy per tier now (the hourly task would take up to an hour).
-        const tiers = await computeMissingTierDays(db, {
+        // The past is stored: its days closed now — energy per tier, maximum demand (the hourly
+        // task would take up to an hour).
+        const tiers = await closeDays(db, {
           nowMs: Date.now(),
           lookbackDays: options.historyDays + 2,
           signal: stopping.signal,
         });
-        log.info(tiers, 'demo fleet: energy per tier of its past computed');
+        log.info(tiers, 'demo fleet: energy per tier and maximum demand of its past computed');
         // ...then last month's bills of its projects (the bill-draft task would wait for the 1st).
         const bills = await new BillService(db).draftAll(Date.now());
         log.info(bills, 'demo fleet: last month’s bills of its projects drafted');

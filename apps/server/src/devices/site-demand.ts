@@ -12,9 +12,9 @@
  * The sources are the site's devices today (as the site figures): a meter moved away takes its
  * rollups with it.
  *
- * **Closed days are stored** (`site_demand_day`, {@link computeMissingDemandDays}, run with the
- * energy per tier when a day closes): each site-local day's two maxima, with the zone and the
- * sources ({@link demandStamps}) they were computed with. {@link siteDemand} takes a stored day
+ * **Closed days are stored** (`site_demand_day`, {@link computeMissingDemandDays}, run by
+ * closed-days.ts `closeDays` with the energy per tier when a day closes): each site-local day's
+ * two maxima, with the zone and the sources ({@link demandStamps}) they were computed with. {@link siteDemand} takes a stored day
  * whose zone and sources are still the site's, and reads the quarter hours of the other days (today,
  * a day not stored yet, a day whose sources changed), then combines the parts (`combineDemand`: a
  * maximum of maxima, the same figures as one pass over every quarter hour). A month's bills so read

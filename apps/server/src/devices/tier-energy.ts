@@ -56,7 +56,6 @@ import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { numOrNull, numOrZero, rowsOf } from '../core/db/rows';
 import { energyTierDay } from '../core/db/schema';
-import { computeMissingDemandDays } from './site-demand';
 import { figureSourcesSql } from './site-figures';
 import { type TariffVersion, tariffsForDays, versionOfDay } from './tariff-history';
 
@@ -452,16 +451,13 @@ export interface TierRunResult {
   meters: number;
   days: number;
   rows: number;
-  /** Site-days whose maximum demand was stored (site-demand.ts `computeMissingDemandDays`). */
-  demandDays: number;
 }
 
 /**
  * Fills `energy_tier_day` for every storage meter of every site (or of `siteIds`): each closed
  * site-local day (ended at least 30 minutes before `nowMs`, so its last quarter hour is in) of the
- * last `lookbackDays` days that has 15-minute rollups of the device and no rows yet; then the
- * same sites' closed days' maximum demand (site-demand.ts `computeMissingDemandDays`), which the
- * bills read with the energy. Idempotent; stops early when `signal` is aborted.
+ * last `lookbackDays` days that has 15-minute rollups of the device and no rows yet. Idempotent;
+ * stops early when `signal` is aborted.
  */
 export async function computeMissingTierDays(
   db: Db,
@@ -474,7 +470,7 @@ export async function computeMissingTierDays(
     );
   const meters = await storageMeters(db, siteIds);
   const versions = await tariffsForDays(db, [...new Set(meters.map((m) => m.siteId))]);
-  const result: TierRunResult = { meters: meters.length, days: 0, rows: 0, demandDays: 0 };
+  const result: TierRunResult = { meters: meters.length, days: 0, rows: 0 };
   for (const meter of meters) {
     if (opts.signal?.aborted) break;
     const today = localTimeOf(opts.nowMs, meter.timezone).date;
@@ -498,16 +494,6 @@ export async function computeMissingTierDays(
       result.rows += await computeTierDays(db, meter, chunk, versions.get(meter.siteId) ?? []);
       result.days += chunk.length;
     }
-  }
-  if (!opts.signal?.aborted) {
-    result.demandDays = (
-      await computeMissingDemandDays(db, {
-        nowMs: opts.nowMs,
-        lookbackDays: opts.lookbackDays,
-        siteIds,
-        signal: opts.signal,
-      })
-    ).days;
   }
   return result;
 }
@@ -539,7 +525,7 @@ export async function fillTierDaysFrom(
   const [s] = rowsOf<{ timezone: string }>(
     await db.execute(sql`SELECT timezone FROM site WHERE id = ${siteId}`),
   );
-  if (!s) return { meters: 0, days: 0, rows: 0, demandDays: 0 };
+  if (!s) return { meters: 0, days: 0, rows: 0 };
   const today = localTimeOf(nowMs, s.timezone).date;
   const lookbackDays = Math.max(
     0,

@@ -1481,8 +1481,8 @@ export const energyTierDay = pgTable(
  * Maximum demand of a closed site-local day (issue 17 item 5; devices/site-demand.ts): the day's
  * highest 15-minute grid import with storage and without (contract money/demand.ts), kW, null when
  * no grid figure was measured. Stored when the day closes, with the energy per tier
- * (`computeMissingTierDays`), so a month's bills read 31 rows a site instead of every quarter hour
- * of its meters. A row holds for the zone and the grid/battery sources (`sources`, e.g.
+ * (devices/closed-days.ts `closeDays`), so a month's bills read 31 rows a site instead of every
+ * quarter hour of its meters. A row holds for the zone and the grid/battery sources (`sources`, e.g.
  * `batteryKw:13:p_kw;gridKw:12:p_kw`) it was computed with: when the site's differ (a storage
  * meter declared, a device moved, the zone changed) the row is ignored and computed again.
  */
