@@ -14,13 +14,14 @@
  *
  * **Closed days are stored** (`site_demand_day`, {@link computeMissingDemandDays}, run by
  * closed-days.ts `closeDays` with the energy per tier when a day closes): each site-local day's
- * two maxima, with the zone and the sources ({@link demandStamps}) they were computed with. {@link siteDemand} takes a stored day
- * whose zone and sources are still the site's, and reads the quarter hours of the other days (today,
- * a day not stored yet, a day whose sources changed), then combines the parts (`combineDemand`: a
- * maximum of maxima, the same figures as one pass over every quarter hour). A month's bills so read
- * 31 rows a site instead of about 6,000 quarter-hour rows (bench/bills.ts, README "Benchmarks:
- * bills"). Like the energy per tier, a day is closed 30 minutes after it ends: quarter hours that
- * arrive later for a stored day do not change it.
+ * two maxima, with the zone and the sources ({@link demandStamps}) they were computed with.
+ * {@link siteDemand} takes a stored day whose zone and sources are still the site's, reads the
+ * quarter hours of the other days (today, a day not stored yet, a day whose sources changed, a
+ * part day), then combines the parts (`combineDemand`: a maximum of maxima, the same figures as
+ * one pass over every quarter hour). A month's bills so read 31 rows a site instead of about
+ * 6,000 quarter-hour rows (bench/bills.ts, README "Benchmarks: bills"). Like the energy per tier,
+ * a day is closed 30 minutes after it ends: quarter hours that arrive later for a stored day do
+ * not change it.
  *
  * Quarter hours are read by one statement for all the sites, each source through a LATERAL
  * subquery kept apart by `OFFSET 0`, so the interval is part of the primary-key index condition
@@ -44,6 +45,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
 import { rowsOf } from '../core/db/rows';
 import { figureSourcesSql } from './site-figures';
+import { DAY_CLOSED_AFTER_MS } from './tier-energy';
 
 /** An instant range `[startMs, endMs)` (UTC ms) of one site, e.g. a bound part of a local month. */
 export interface DemandInterval {
@@ -54,9 +56,6 @@ export interface DemandInterval {
 
 /** Quarter hours of 900 s: the rollup bucket the demand is read from. */
 const QUARTER_S = 900;
-
-/** A day is closed (stored) once it ended this long ago: its last quarter hour is in. */
-const CLOSE_AFTER_MS = 30 * 60_000;
 
 /** What a site's stored demand days hold for: its zone and its grid/battery sources. */
 export interface DemandStamp {
@@ -263,7 +262,7 @@ export async function computeMissingDemandDays(
     if (!stamp.sources.includes('gridKw:')) continue;
     const tz = stamp.timezone;
     const today = localTimeOf(opts.nowMs, tz).date;
-    const closedUntil = localTimeOf(opts.nowMs - CLOSE_AFTER_MS, tz).date; // days before it are closed
+    const closedUntil = localTimeOf(opts.nowMs - DAY_CLOSED_AFTER_MS, tz).date; // days before it are closed
     const from = addDays(today, -opts.lookbackDays);
     const missing = rowsOf<{ day: string }>(
       await db.execute(sql`

@@ -61,6 +61,12 @@ import { type TariffVersion, tariffsForDays, versionOfDay } from './tariff-histo
 
 const QUARTER_MS = 900_000;
 
+/**
+ * A site-local day is closed — its energy per tier and maximum demand stored — once it ended this
+ * long ago, so its last quarter hour is in (closed-days.ts).
+ */
+export const DAY_CLOSED_AFTER_MS = 30 * 60_000;
+
 /** A storage metering device of a site and how to read it. */
 export interface StorageMeter {
   siteId: number;
@@ -474,7 +480,7 @@ export async function computeMissingTierDays(
   for (const meter of meters) {
     if (opts.signal?.aborted) break;
     const today = localTimeOf(opts.nowMs, meter.timezone).date;
-    const closedUntil = localTimeOf(opts.nowMs - 30 * 60_000, meter.timezone).date; // days before it are closed
+    const closedUntil = localTimeOf(opts.nowMs - DAY_CLOSED_AFTER_MS, meter.timezone).date; // days before it are closed
     const from = addDays(today, -opts.lookbackDays);
     const rows = rowsOf<{ day: string; done: boolean }>(
       await db.execute(sql`
