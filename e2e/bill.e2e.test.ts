@@ -305,9 +305,10 @@ describe('monthly bills', () => {
       .waitFor();
     await page.getByTestId(`bill-detail-${running.id}`).click();
     await page.getByTestId('bill-drawer-mtd').waitFor();
-    expect(await page.getByTestId('bill-drawer-mtd').innerText()).toContain(
-      `账单月份尚未结束，${running.month} 的最后一天过后（各站点当地时间）才能结算`,
-    );
+    const mtd = await page.getByTestId('bill-drawer-mtd').innerText();
+    expect(mtd).toContain(`账单月份尚未结束，${running.month} 的最后一天过后（各站点当地时间）才能结算`);
+    // The preview deducts the contract's monthly costs whole, and says so.
+    expect(mtd).toContain('运维费和保险费按整月扣除');
     expect(await page.getByTestId('bill-drawer-confirm').isDisabled()).toBe(true);
     await screenshot(page, 'bill-mtd-zh-1440');
     const refused = await call(endpoints.bill.confirm.path, { id: running.id });

@@ -1863,7 +1863,8 @@ const enUS: Resources = {
     superseded: 'Corrected',
     monthToDate: 'Month to date',
     monthToDateOption: '{{month}} (month to date)',
-    monthToDateTitle: '{{month}} has not ended: this is a preview up to now, recomputed by each draft',
+    monthToDateTitle:
+      '{{month}} has not ended: this is a preview up to now, recomputed by each draft; maintenance and premium are deducted for the whole month',
     notEnded:
       'The month has not ended yet; {{month}} can be settled after its last day (each site’s local time)',
     settledAt: 'Settled {{time}}',

@@ -1830,7 +1830,8 @@ const zhCN = {
     superseded: '已被更正',
     monthToDate: '本月至今',
     monthToDateOption: '{{month}}（本月至今）',
-    monthToDateTitle: '{{month}} 尚未结束：这是截至目前的预览，每次生成都会按最新数据重新计算',
+    monthToDateTitle:
+      '{{month}} 尚未结束：这是截至目前的预览，每次生成都会按最新数据重新计算；运维费和保险费按整月扣除',
     notEnded: '账单月份尚未结束，{{month}} 的最后一天过后（各站点当地时间）才能结算',
     settledAt: '结算于 {{time}}',
     byTask: '（定时任务）',
