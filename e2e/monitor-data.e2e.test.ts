@@ -132,6 +132,9 @@ describe('real-time data and history', () => {
     await page.getByTestId('compare-resolution').waitFor({ timeout: 30_000 });
     await page.getByTestId('history-tab-curves').getByText('Curves').click();
     await page.getByTestId('history-stats').getByText('Average').first().waitFor({ timeout: 30_000 });
+    // The curves' chart (the compare tab's stays mounted, hidden) is drawn with its points.
+    const curves = page.locator('.ant-tabs-content-active [data-testid="series-chart"]');
+    await expect.poll(async () => Number(await curves.getAttribute('data-points'))).toBeGreaterThan(2);
     if (SCREENSHOTS_ON) await screenshot(page, 'history-en-1440');
     await pickTomorrow(page);
     await page
