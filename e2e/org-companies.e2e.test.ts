@@ -1,15 +1,21 @@
 /**
  * Partner companies in the browser: the admin creates an agent through the dialog,
- * edits it (the parent stays), is refused a duplicate name (6002), assigns a gateway of the
- * demo fleet to it through the Transfer and disables it after the confirm; the four screens
+ * edits it (the parent stays), is refused a duplicate name (6002), assigns a gateway to it
+ * through the Transfer — one of a site this file registers through the API: the e2e files share
+ * one server, and others bind the demo sites to projects (their devices cannot change agent) in an
+ * order this file cannot know — and disables it after the confirm; the four screens
  * carry their English titles after a language switch. Screenshots of the agent screen, its
  * dialog and the device assignment in Chinese and English at 1440 and 390 px:
  * .tmp/screenshots/org-<lang>-<size>-*.png.
  * Both flows get 2 minutes: they open several screens and dialogs on a busy machine.
  */
+import { endpoints } from '@ess/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ADMIN,
+  api,
+  apiSignIn,
   DESKTOP,
   MOBILE,
   openSignedIn,
@@ -33,8 +39,32 @@ async function rowId(page: Page, name: string): Promise<number> {
 
 describe('partner companies', () => {
   let browser: Browser;
+  /** The gateway of the site registered for this file: free of any agent and project. */
+  const gateway = { id: 0, sn: `E2E-AGT-${stamp}-EMS` };
   beforeAll(async () => {
     browser = await launchBrowser();
+    const session = await apiSignIn(ADMIN.account, ADMIN.password);
+    const call = <T>(path: string, body: object) =>
+      api<T>(
+        path,
+        { userInfo: { userId: session.userId, companyId: session.companyId }, ...body },
+        { token: session.token },
+      );
+    const code = `E2E-AGT-${stamp}`;
+    const site = await call<{ id: number }>(endpoints.site.save.path, {
+      code,
+      name: `E2E 代理商站 ${stamp}`,
+      companyId: session.companyId,
+    });
+    expect(site.code, site.msg).toBe(0);
+    const siteId = site.data.id;
+    const ems = await call<{ id: number }>(endpoints.device.save.path, {
+      siteId,
+      sn: gateway.sn,
+      type: 'ems',
+    });
+    expect(ems.code, ems.msg).toBe(0);
+    gateway.id = ems.data.id;
   });
   afterAll(async () => browser?.close());
 
@@ -86,15 +116,15 @@ describe('partner companies', () => {
       transfer.locator('.ant-transfer-section').nth(0),
       transfer.locator('.ant-transfer-section').nth(1),
     ];
-    const item = available.locator(
-      '.ant-transfer-list-content-item:not(.ant-transfer-list-content-item-disabled)',
-    );
-    await item.first().waitFor();
-    const sn = (await item.first().locator('.agent-device__sn').innerText()).trim();
-    await item.first().click();
+    await available.getByPlaceholder('搜索 SN、站点或公司').fill(gateway.sn);
+    const item = available.locator('.ant-transfer-list-content-item').filter({
+      has: page.getByTestId(`agent-device-${gateway.id}`),
+    });
+    expect(await item.getAttribute('class')).not.toContain('disabled');
+    await item.click();
     await transfer.locator('.ant-transfer-actions button').first().click();
     await toast(page, '已分配 1 台设备').waitFor();
-    await assigned.getByText(sn).waitFor();
+    await assigned.getByText(gateway.sn).waitFor();
     await page.getByTestId('agent-devices-close').click();
     await expect.poll(() => page.getByTestId(`company-assigned-${id}`).innerText()).toBe('1');
 
