@@ -21,7 +21,7 @@
  * of every project in operation): first as new drafts, then again (each draft recomputed in
  * place). With history the days are not closed yet at first (every quarter hour of the month is
  * read, as before days were stored); then the `energy-tier` task's closing of the days' maximum
- * demand runs (`computeMissingDemandDays`, as it does hourly; timed apart) and the drafts are
+ * demand runs (`closeDays`, as it does hourly; timed apart) and the drafts are
  * recomputed once more — the figure a month's bills take once its days are closed, which the
  * budget is judged on. Prints wall time, time per project and the lines per bill.
  */
@@ -39,7 +39,7 @@ import {
   site,
   siteTariff,
 } from '../apps/server/src/core/db/schema';
-import { computeMissingDemandDays } from '../apps/server/src/devices/site-demand';
+import { closeDays } from '../apps/server/src/devices/closed-days';
 import { BillService } from '../apps/server/src/modules/bill/bill-service';
 import { freshDatabase } from './device-ingest';
 
@@ -134,7 +134,7 @@ export async function benchBills(postgresUrl: string | undefined, history: boole
     let closedFailed = 0;
     if (history) {
       t = performance.now();
-      await computeMissingDemandDays(db, { nowMs: at, lookbackDays: 31 * BILL_HISTORY_MONTHS + 1 });
+      await closeDays(db, { nowMs: at, lookbackDays: 31 * BILL_HISTORY_MONTHS + 1 });
       closeDaysMs = performance.now() - t;
       t = performance.now();
       closedFailed = (await service.draftAll(at)).failed.length;

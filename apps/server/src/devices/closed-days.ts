@@ -7,7 +7,9 @@
  * fleet once its past is written. (Screens that only need the energy — revenue statistics —
  * catch up with `computeMissingTierDays` alone.)
  */
+import { sql } from 'drizzle-orm';
 import type { Db } from '../core/db/database';
+import { rowsOf } from '../core/db/rows';
 import { computeMissingDemandDays, type DemandDaysResult } from './site-demand';
 import { computeMissingTierDays, type TierRunResult } from './tier-energy';
 
@@ -26,9 +28,13 @@ export async function closeDays(
   db: Db,
   opts: { nowMs: number; lookbackDays: number; siteIds?: readonly number[]; signal?: AbortSignal },
 ): Promise<ClosedDaysResult> {
-  const tiers = await computeMissingTierDays(db, opts);
+  // Every site when none are given, read once for both.
+  const siteIds =
+    opts.siteIds ??
+    rowsOf<{ id: number }>(await db.execute(sql`SELECT id FROM site ORDER BY id`)).map((r) => Number(r.id));
+  const tiers = await computeMissingTierDays(db, { ...opts, siteIds });
   const demand: DemandDaysResult = opts.signal?.aborted
     ? { sites: 0, days: 0 }
-    : await computeMissingDemandDays(db, opts);
+    : await computeMissingDemandDays(db, { ...opts, siteIds });
   return { ...tiers, demandDays: demand.days };
 }

@@ -243,19 +243,17 @@ export interface DemandDaysResult {
 
 /**
  * Stores the maximum demand of every closed site-local day (ended at least 30 minutes before
- * `nowMs`) of the last `lookbackDays` days of `siteIds` (default every site) that has a daily
+ * `nowMs`) of the last `lookbackDays` days of `siteIds` (closed-days.ts `closeDays` passes every
+ * site when it is given none) that has a daily
  * rollup of a grid source and no stored row with the site's current stamp; a day without a grid
  * figure in its quarter hours is stored as not measured (both null). Idempotent (an upsert per
  * site and day); stops early when `signal` is aborted.
  */
 export async function computeMissingDemandDays(
   db: Pick<Db, 'execute'>,
-  opts: { nowMs: number; lookbackDays: number; siteIds?: readonly number[]; signal?: AbortSignal },
+  opts: { nowMs: number; lookbackDays: number; siteIds: readonly number[]; signal?: AbortSignal },
 ): Promise<DemandDaysResult> {
-  const siteIds =
-    opts.siteIds ??
-    rowsOf<{ id: number }>(await db.execute(sql`SELECT id FROM site ORDER BY id`)).map((r) => Number(r.id));
-  const stamps = await demandStamps(db, siteIds);
+  const stamps = await demandStamps(db, opts.siteIds);
   const result: DemandDaysResult = { sites: 0, days: 0 };
   for (const [siteId, stamp] of stamps) {
     if (opts.signal?.aborted) break;
